@@ -1,0 +1,23 @@
+// Bundles the CLI into dist/ with esbuild. The entry chunk holds only what every run needs;
+// the SDK, the spinner, the guard's parser and the executor are split into chunks that load on first use.
+import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await build({
+  entryPoints: { cli: 'src/cli.ts' },
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'none',
+  define: { AGENT_VERSION: JSON.stringify(version) },
+  // Some bundled CommonJS dependencies call require(); give the ESM bundle one.
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  logLevel: 'warning',
+});

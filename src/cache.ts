@@ -1,0 +1,149 @@
+import type Anthropic from '@anthropic-ai/sdk';
+
+/** The parts of a Messages request that make up its prompt, in the API's prefix order. */
+export interface RequestParts {
+  system: Anthropic.TextBlockParam[];
+  tools: Anthropic.Tool[];
+  messages: Anthropic.MessageParam[];
+}
+
+/** The API accepts at most this many blocks with cache_control in one request. */
+export const MAX_BREAKPOINTS = 4;
+
+const EPHEMERAL: Anthropic.CacheControlEphemeral = { type: 'ephemeral' };
+
+type Block = Anthropic.ContentBlockParam;
+type MessageContent = string | Block[];
+
+function hasCacheControl(value: object): boolean {
+  return 'cache_control' in value && value.cache_control != null;
+}
+
+/** Thinking blocks take no cache_control, and the API rejects empty or blank text blocks. */
+function canCarryBreakpoint(block: Block): boolean {
+  if (block.type === 'thinking' || block.type === 'redacted_thinking') return false;
+  if (block.type === 'text') return block.text.trim() !== '';
+  return true;
+}
+
+function withoutCacheControl<T extends object>(value: T): T {
+  if (!hasCacheControl(value)) return value;
+  const copy = { ...value } as Record<string, unknown>;
+  delete copy.cache_control;
+  return copy as T;
+}
+
+function marked<T extends object>(value: T): T {
+  return { ...value, cache_control: { ...EPHEMERAL } };
+}
+
+/** A block with no cache_control on it or on the blocks nested in a tool_result; copied only if changed. */
+function clearBlock(block: Block): Block {
+  let clean = withoutCacheControl(block);
+  if (clean.type === 'tool_result' && Array.isArray(clean.content) && clean.content.some(hasCacheControl)) {
+    clean = { ...clean, content: clean.content.map(withoutCacheControl) };
+  }
+  return clean;
+}
+
+function clearContent(content: MessageContent): MessageContent {
+  if (typeof content === 'string') return content;
+  const cleared = content.map(clearBlock);
+  return cleared.some((block, i) => block !== content[i]) ? cleared : content;
+}
+
+/** Content with a breakpoint on its last block that can carry one, or undefined if none can. */
+function markLastBlock(content: MessageContent): MessageContent | undefined {
+  const blocks: Block[] = typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const block = blocks[i];
+    if (block && canCarryBreakpoint(block)) {
+      blocks[i] = marked(block);
+      return blocks;
+    }
+  }
+  return undefined;
+}
+
+function replaceContent(message: Anthropic.MessageParam, content: MessageContent): Anthropic.MessageParam {
+  // Only cache_control changes, so each block keeps the type its message's role allows.
+  return { ...message, content } as Anthropic.MessageParam;
+}
+
+/**
+ * Marks the message at or before `from` whose content can carry a breakpoint, scanning back
+ * at most to `stop` (exclusive). Returns the index marked, or -1.
+ */
+function markMessage(messages: Anthropic.MessageParam[], from: number, stop: number): number {
+  for (let i = from; i > stop; i--) {
+    const message = messages[i];
+    if (!message) continue;
+    const content = markLastBlock(message.content);
+    if (content) {
+      messages[i] = replaceContent(message, content);
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** The user message that ended the previous request: the last user message before the final one. */
+function previousUserIndex(messages: Anthropic.MessageParam[], before: number): number {
+  for (let i = before - 1; i >= 0; i--) {
+    if (messages[i]?.role === 'user') return i;
+  }
+  return -1;
+}
+
+function markLast<T extends object>(items: T[], canCarry: (item: T) => boolean): T[] {
+  const result = items.map(withoutCacheControl);
+  for (let i = result.length - 1; i >= 0; i--) {
+    const item = result[i];
+    if (item && canCarry(item)) {
+      result[i] = marked(item);
+      break;
+    }
+  }
+  return result;
+}
+
+/**
+ * A copy of the request with prompt-caching breakpoints: the last tool, the last system
+ * block, the last block of the conversation, and the last block of the previous user message.
+ * That fourth one is where the previous request's breakpoint sat, so the cache it wrote is
+ * hit exactly even when a turn adds more blocks than the API's ~20-block lookback covers.
+ * Any cache_control already present is dropped first, so there are never more than four.
+ * The arrays and objects passed in are never changed; only touched objects are copied.
+ */
+export function withCacheBreakpoints(parts: RequestParts): RequestParts {
+  const tools = markLast(parts.tools, () => true);
+  const system = markLast(parts.system, (block) => block.text.trim() !== '');
+  const messages = parts.messages.map((message) => {
+    const content = clearContent(message.content);
+    return content === message.content ? message : replaceContent(message, content);
+  });
+  const last = markMessage(messages, messages.length - 1, -1);
+  if (last > 0) {
+    const previous = previousUserIndex(messages, last);
+    if (previous >= 0) markMessage(messages, previous, previous - 1);
+  }
+  return { system, tools, messages };
+}
+
+function blocksOf(content: MessageContent): Block[] {
+  return typeof content === 'string' ? [] : content;
+}
+
+/** How many blocks of the request carry cache_control, counted as the API counts them. */
+export function countBreakpoints(parts: RequestParts): number {
+  let total = parts.tools.filter(hasCacheControl).length + parts.system.filter(hasCacheControl).length;
+  for (const message of parts.messages) {
+    for (const block of blocksOf(message.content)) {
+      if (hasCacheControl(block)) total++;
+      if (block.type === 'tool_result' && Array.isArray(block.content)) {
+        total += block.content.filter(hasCacheControl).length;
+      }
+    }
+  }
+  return total;
+}

@@ -1,0 +1,201 @@
+import { Command, CommanderError, Option } from 'commander';
+import { resolveConfig, OUTPUT_FORMATS, type Config, type RawOptions } from './config.js';
+import { fanOut, type EventSink } from './events.js';
+import { resolvePrompt } from './input.js';
+import { Interrupted, UsageError } from './outcome.js';
+import { createHumanRenderer } from './render/human.js';
+import { createStreamJsonRenderer, resultLine } from './render/json.js';
+import { colourWanted, createStyle } from './render/style.js';
+import { usageFailureResult, type ResultObject } from './result.js';
+import { Transcript } from './transcript.js';
+import type Anthropic from '@anthropic-ai/sdk';
+
+declare const AGENT_VERSION: string;
+/** Set by the bundler; unbundled runs (tests importing the source) fall back to a dev marker. */
+const VERSION = typeof AGENT_VERSION === 'string' ? AGENT_VERSION : '0.0.0-dev';
+const INTERRUPT_DEADLINE_MS = 1_800;
+
+export async function main(argv: string[]): Promise<void> {
+  const startedAt = performance.now();
+  process.stdout.on('error', ignoreBrokenPipe);
+
+  const parsed = parseArguments(argv);
+  if (typeof parsed === 'number') return exit(parsed);
+  const { words, raw } = parsed;
+
+  let config: Config;
+  try {
+    config = resolveConfig(words, raw);
+  } catch (error) {
+    return failUsage(error, raw.outputFormat, startedAt);
+  }
+  // The model's commands never see the API credentials.
+  delete process.env.ANTHROPIC_API_KEY;
+  delete process.env.ANTHROPIC_AUTH_TOKEN;
+
+  const cleanups: Array<() => void> = [];
+  const cleanup = () => cleanups.splice(0).forEach((kill) => kill());
+  process.on('exit', cleanup);
+  const controller = new AbortController();
+  const running = { value: false };
+  installSignalHandlers(controller, cleanup, running);
+
+  const messages: Anthropic.MessageParam[] = [];
+  let transcript: Transcript | undefined;
+  try {
+    transcript = config.transcriptPath ? Transcript.open(config.transcriptPath, messages) : undefined;
+  } catch (error) {
+    return failUsage(new UsageError(`Cannot write transcript ${config.transcriptPath}: ${(error as Error).message}`), config.outputFormat, startedAt);
+  }
+  const emit = await createSinks(config, transcript);
+
+  let result: ResultObject;
+  try {
+    const prompt = await resolvePrompt({
+      words: config.promptWords,
+      promptFile: config.promptFile,
+      readStdin: config.readStdin,
+      stdin: process.stdin,
+      cwd: config.cwd,
+      warn: (message) => emit({ type: 'warning', message }),
+    });
+    const { runAgent } = await import('./run.js');
+    running.value = true;
+    result = await runAgent({
+      config,
+      prompt,
+      messages,
+      emit,
+      signal: controller.signal,
+      registerCleanup: (kill) => cleanups.push(kill),
+      startedAt,
+    });
+  } catch (error) {
+    transcript?.close();
+    return failUsage(error, config.outputFormat, startedAt);
+  }
+  transcript?.write(result);
+  transcript?.close();
+  if (result.error) process.stderr.write(`agent: ${result.error}\n`);
+  await writeStdout(config.outputFormat === 'text' ? (result.is_error ? '' : `${result.result}\n`) : resultLine(result));
+  exit(result.exit_code);
+}
+
+/** Returns the prompt words and raw options, or an exit code when commander already answered (help, version, bad flag). */
+function parseArguments(argv: string[]): { words: string[]; raw: RawOptions } | number {
+  const program = new Command('agent')
+    .description('A one-shot coding agent: gives a model a bash tool and runs it until the task is done.')
+    .argument('[prompt...]', 'the task; without words, the prompt is read from stdin')
+    .version(VERSION, '-V, --version')
+    .option('-m, --model <id>', 'model id (default: MODEL_ID, ANTHROPIC_MODEL, or a current Sonnet)')
+    .option('--max-turns <n>', 'at most n model calls; reaching it is exit 1', '100')
+    .option('--max-tokens <n>', 'max_tokens of each model call', '16000')
+    .option('-t, --timeout <seconds>', 'per-command time limit', '120')
+    .option('--max-timeout <seconds>', 'the longest time limit the model may ask for', '600')
+    .option('-C, --cwd <dir>', 'working directory of the run')
+    .addOption(new Option('--output-format <format>', 'text, json or stream-json').default('text'))
+    .option('--system-prompt <text>', 'replace the built-in system prompt')
+    .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--allow <rule>', 'allow-list rule (repeatable): only commands matching a rule run', collect, [])
+    .option('--deny <rule>', 'extra deny rule (repeatable)', collect, [])
+    .option('--dangerously-skip-guard', 'turn off the built-in deny rules (--allow and --deny still apply)')
+    .option('--sandbox', 'run every command under bubblewrap: read-only system, no network')
+    .option('--transcript <file>', 'write the whole run as JSONL')
+    .option('--no-stdin', 'never read stdin as context')
+    .option('--env-file <path>', 'dotenv file to load (default: .env in the working directory)')
+    .option('-f, --prompt-file <path>', 'read the prompt from a file (- for stdin)')
+    .option('--no-cache', 'send no prompt-caching breakpoints')
+    .option('--context-window <tokens>', "the model's context window, for budgeting", '200000')
+    .option('-q, --quiet', 'only warnings and errors on stderr')
+    .option('-v, --verbose', 'full command output on stderr')
+    .addHelpText('after', `\nOutput formats: ${OUTPUT_FORMATS.join(', ')}. Exit codes: 0 done, 1 unfinished, 2 usage, 3 API failure, 130/143 interrupted.`)
+    .showHelpAfterError('(run agent --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(`agent: ${text.replace(/^error: /, '')}`) });
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  return { words: program.args, raw: program.opts<RawOptions>() };
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+async function createSinks(config: Config, transcript: Transcript | undefined): Promise<EventSink> {
+  const interactive = Boolean(process.stderr.isTTY) && !config.quiet;
+  const spinner = interactive ? await createSpinner() : undefined;
+  const sinks: EventSink[] = [
+    createHumanRenderer({
+      write: (text) => process.stderr.write(text),
+      style: createStyle(colourWanted(process.stderr, process.env)),
+      quiet: config.quiet,
+      verbose: config.verbose,
+      ...(spinner ? { spinner } : {}),
+      holdText: Boolean(process.stdout.isTTY && process.stderr.isTTY),
+    }),
+  ];
+  if (config.outputFormat === 'stream-json') {
+    sinks.push(createStreamJsonRenderer((line) => process.stdout.write(line), { model: config.model, cwd: config.cwd, tools: ['bash'] }));
+  }
+  if (transcript) sinks.push(transcript.onEvent);
+  return fanOut(...sinks);
+}
+
+async function createSpinner() {
+  const { default: ora } = await import('ora');
+  const spinner = ora({ stream: process.stderr, discardStdin: false });
+  return {
+    start: (text: string) => void spinner.start(text),
+    stop: () => void spinner.stop(),
+  };
+}
+
+/**
+ * First SIGINT or SIGTERM: abort the request, kill the command, and let the run end with what it knows (the loop's
+ * own path prints the result); if that takes too long, exit anyway. A second signal exits at once.
+ */
+function installSignalHandlers(controller: AbortController, cleanup: () => void, running: { value: boolean }): void {
+  let received = 0;
+  for (const name of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(name, () => {
+      const code = name === 'SIGTERM' ? 143 : 130;
+      received++;
+      if (received > 1 || !running.value) {
+        cleanup();
+        process.exit(code);
+      }
+      controller.abort(new Interrupted(name));
+      setTimeout(() => {
+        cleanup();
+        process.exit(code);
+      }, INTERRUPT_DEADLINE_MS).unref();
+    });
+  }
+}
+
+async function failUsage(error: unknown, format: string | undefined, startedAt: number): Promise<void> {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`agent: ${error.message}\n`);
+  if (format === 'json' || format === 'stream-json') await writeStdout(resultLine(usageFailureResult(error.message, startedAt)));
+  exit(2);
+}
+
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (text === '') return resolve();
+    process.stdout.write(text, () => resolve());
+  });
+}
+
+function exit(code: number): void {
+  // Wait for stderr as well; both may be slow pipes.
+  process.stderr.write('', () => process.exit(code));
+}
+
+function ignoreBrokenPipe(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+}

@@ -1,0 +1,187 @@
+import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { UsageError } from './outcome.js';
+
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** The flags as commander hands them over: strings, booleans and lists, not yet checked. */
+export interface RawOptions {
+  model?: string;
+  maxTurns?: string;
+  maxTokens?: string;
+  timeout?: string;
+  maxTimeout?: string;
+  cwd?: string;
+  outputFormat?: string;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  allow?: string[];
+  deny?: string[];
+  dangerouslySkipGuard?: boolean;
+  sandbox?: boolean;
+  transcript?: string;
+  stdin?: boolean;
+  envFile?: string;
+  promptFile?: string;
+  quiet?: boolean;
+  verbose?: boolean;
+  cache?: boolean;
+  contextWindow?: string;
+}
+
+export type Credentials = { apiKey: string } | { authToken: string };
+
+export interface GuardSettings {
+  builtinRules: boolean;
+  allow: string[];
+  deny: string[];
+}
+
+export interface Config {
+  model: string;
+  maxTurns: number;
+  maxTokens: number;
+  timeoutSec: number;
+  maxTimeoutSec: number;
+  cwd: string;
+  outputFormat: OutputFormat;
+  systemPrompt: string | undefined;
+  appendSystemPrompt: string | undefined;
+  guard: GuardSettings;
+  sandbox: boolean;
+  transcriptPath: string | undefined;
+  readStdin: boolean;
+  promptFile: string | undefined;
+  promptWords: string[];
+  quiet: boolean;
+  verbose: boolean;
+  cache: boolean;
+  contextWindow: number;
+  credentials: Credentials;
+  baseURL: string | undefined;
+  debug: boolean;
+  retryBaseDelayMs: number;
+}
+
+/**
+ * Flags + environment + dotenv file → a validated Config. Anything wrong is a UsageError (exit 2).
+ * The dotenv file fills in only what the real environment lacks, so CI secrets always win.
+ */
+export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.ProcessEnv = process.env): Config {
+  const cwd = resolveWorkingDirectory(raw.cwd);
+  loadEnvFile(raw.envFile, cwd, env);
+
+  const timeoutSec = positiveInt('--timeout', raw.timeout, 120);
+  const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, 600);
+  if (timeoutSec > maxTimeoutSec) {
+    throw new UsageError(`--timeout (${timeoutSec}) is larger than --max-timeout (${maxTimeoutSec}).`);
+  }
+  const outputFormat = raw.outputFormat ?? 'text';
+  if (!isOutputFormat(outputFormat)) {
+    throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
+  }
+  if (raw.quiet && raw.verbose) throw new UsageError('--quiet and --verbose cannot be used together.');
+  if (raw.promptFile !== undefined && words.length > 0) {
+    throw new UsageError('Give the prompt either as words or with --prompt-file, not both.');
+  }
+
+  return {
+    model: nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL,
+    maxTurns: positiveInt('--max-turns', raw.maxTurns, 100),
+    maxTokens: positiveInt('--max-tokens', raw.maxTokens, 16_000),
+    timeoutSec,
+    maxTimeoutSec,
+    cwd,
+    outputFormat,
+    systemPrompt: raw.systemPrompt,
+    appendSystemPrompt: raw.appendSystemPrompt,
+    guard: { builtinRules: !raw.dangerouslySkipGuard, allow: raw.allow ?? [], deny: raw.deny ?? [] },
+    sandbox: Boolean(raw.sandbox),
+    transcriptPath: raw.transcript === undefined ? undefined : resolve(raw.transcript),
+    readStdin: raw.stdin !== false,
+    promptFile: raw.promptFile,
+    promptWords: words,
+    quiet: Boolean(raw.quiet),
+    verbose: Boolean(raw.verbose),
+    cache: raw.cache !== false,
+    contextWindow: positiveInt('--context-window', raw.contextWindow, 200_000),
+    credentials: readCredentials(env),
+    baseURL: readBaseURL(env),
+    debug: Boolean(nonEmpty(env.AGENT_DEBUG)) || Boolean(raw.verbose),
+    retryBaseDelayMs: env.AGENT_RETRY_BASE_MS === undefined ? 500 : positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
+  };
+}
+
+function resolveWorkingDirectory(dir: string | undefined): string {
+  const path = resolve(dir ?? process.cwd());
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch {
+    throw new UsageError(`Working directory ${path} does not exist.`);
+  }
+  if (!isDirectory) throw new UsageError(`Working directory ${path} is not a directory.`);
+  return path;
+}
+
+function loadEnvFile(explicit: string | undefined, cwd: string, env: NodeJS.ProcessEnv): void {
+  const path = explicit === undefined ? resolve(cwd, '.env') : isAbsolute(explicit) ? explicit : resolve(explicit);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (explicit === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new UsageError(`Cannot read env file ${path}: ${(error as Error).message}`);
+  }
+  for (const [name, value] of Object.entries(parseDotenv(text))) {
+    if (env[name] === undefined) env[name] = value;
+  }
+}
+
+function readCredentials(env: NodeJS.ProcessEnv): Credentials {
+  const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
+  if (apiKey) return { apiKey };
+  const authToken = nonEmpty(env.ANTHROPIC_AUTH_TOKEN);
+  if (authToken) return { authToken };
+  throw new UsageError(
+    'No credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token), in the environment or in a .env file.',
+  );
+}
+
+function readBaseURL(env: NodeJS.ProcessEnv): string | undefined {
+  const value = nonEmpty(env.ANTHROPIC_BASE_URL);
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`ANTHROPIC_BASE_URL is not a URL: '${value}'.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`ANTHROPIC_BASE_URL must be an http or https URL; got '${value}'.`);
+  }
+  // The SDK appends /v1/messages itself; a base URL that already ends in /v1 would double it.
+  return value.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`${name} must be a positive whole number; got '${value}'.`);
+  }
+  return Number(value);
+}
+
+function nonEmpty(value: string | undefined, flag?: string): string | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed === '' && flag) throw new UsageError(`${flag} needs a value.`);
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function isOutputFormat(value: string): value is OutputFormat {
+  return (OUTPUT_FORMATS as readonly string[]).includes(value);
+}

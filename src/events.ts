@@ -1,0 +1,21 @@
+import type Anthropic from '@anthropic-ai/sdk';
+
+/** What the loop and the tools report as a run goes. Renderers subscribe; the loop knows nothing of terminals or JSON. */
+export type RunEvent =
+  | { type: 'request_start'; turn: number }
+  | { type: 'text_delta'; text: string }
+  | { type: 'response'; turn: number; message: Anthropic.Message }
+  | { type: 'tool_start'; id: string; command: string }
+  | { type: 'tool_output'; id: string; text: string }
+  | { type: 'tool_end'; id: string; command: string; content: string; isError: boolean; blocked: boolean }
+  | { type: 'tool_results'; message: Anthropic.MessageParam }
+  | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
+  | { type: 'warning'; message: string };
+
+export type EventSink = (event: RunEvent) => void;
+
+export function fanOut(...sinks: EventSink[]): EventSink {
+  return (event) => {
+    for (const sink of sinks) sink(event);
+  };
+}

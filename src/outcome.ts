@@ -1,0 +1,59 @@
+/** How a run ended. cli.ts alone turns an Outcome into an exit code. */
+export type OutcomeKind =
+  | 'success'
+  | 'max_turns'
+  | 'max_tokens'
+  | 'refusal'
+  | 'context'
+  | 'api_error'
+  | 'usage'
+  | 'interrupted';
+
+export interface Outcome {
+  kind: OutcomeKind;
+  /** The final answer (success), or whatever text the model produced last. */
+  finalText: string;
+  stopReason: string | null;
+  /** A plain sentence for people: why the run did not finish. */
+  message?: string;
+  signal?: 'SIGINT' | 'SIGTERM';
+}
+
+export const SUBTYPES: Record<OutcomeKind, string> = {
+  success: 'success',
+  max_turns: 'error_max_turns',
+  max_tokens: 'error_max_tokens',
+  refusal: 'error_refusal',
+  context: 'error_context',
+  api_error: 'error_api',
+  usage: 'error_usage',
+  interrupted: 'error_interrupted',
+};
+
+export function exitCodeFor(outcome: Outcome): number {
+  switch (outcome.kind) {
+    case 'success':
+      return 0;
+    case 'usage':
+      return 2;
+    case 'api_error':
+      return 3;
+    case 'interrupted':
+      return outcome.signal === 'SIGTERM' ? 143 : 130;
+    default:
+      return 1;
+  }
+}
+
+/** A bad flag, value, prompt or environment: exit 2 before any request is sent. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The reason an AbortSignal carries when the run is stopped by SIGINT or SIGTERM. */
+export class Interrupted extends Error {
+  override name = 'Interrupted';
+  constructor(readonly signalName: 'SIGINT' | 'SIGTERM') {
+    super(`Interrupted by ${signalName}`);
+  }
+}

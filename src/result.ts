@@ -1,0 +1,72 @@
+import type { Outcome } from './outcome.js';
+import { exitCodeFor, SUBTYPES } from './outcome.js';
+import type { UsageTotals } from './usage.js';
+
+/** The machine-readable summary of a run: `--output-format json`, and the last line of `stream-json`. */
+export interface ResultObject {
+  type: 'result';
+  subtype: string;
+  is_error: boolean;
+  result: string;
+  stop_reason: string | null;
+  num_turns: number;
+  duration_ms: number;
+  duration_api_ms: number;
+  model: string;
+  usage: UsageTotals;
+  total_cost_usd?: number;
+  commands: number;
+  exit_code: number;
+  error?: string;
+}
+
+export interface RunFacts {
+  outcome: Outcome;
+  model: string;
+  numTurns: number;
+  commands: number;
+  usage: UsageTotals;
+  costUsd: number | undefined;
+  durationMs: number;
+  apiMs: number;
+}
+
+export function buildResult(facts: RunFacts): ResultObject {
+  const { outcome } = facts;
+  const cost = facts.costUsd;
+  return {
+    type: 'result',
+    subtype: SUBTYPES[outcome.kind],
+    is_error: outcome.kind !== 'success',
+    result: outcome.finalText,
+    stop_reason: outcome.stopReason,
+    num_turns: facts.numTurns,
+    duration_ms: Math.round(facts.durationMs),
+    duration_api_ms: Math.round(facts.apiMs),
+    model: facts.model,
+    usage: facts.usage,
+    ...(cost === undefined ? {} : { total_cost_usd: Number(cost.toFixed(6)) }),
+    commands: facts.commands,
+    exit_code: exitCodeFor(outcome),
+    ...(outcome.message ? { error: outcome.message } : {}),
+  };
+}
+
+/** The result object of a run that never started: a usage or configuration error. */
+export function usageFailureResult(message: string, startedAt: number): ResultObject {
+  return {
+    type: 'result',
+    subtype: SUBTYPES.usage,
+    is_error: true,
+    result: '',
+    stop_reason: null,
+    num_turns: 0,
+    duration_ms: Math.round(performance.now() - startedAt),
+    duration_api_ms: 0,
+    model: '',
+    usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    commands: 0,
+    exit_code: 2,
+    error: message,
+  };
+}

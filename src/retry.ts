@@ -1,0 +1,89 @@
+import { APIConnectionError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk';
+
+/** At least 4 attempts in all, per the contract; 6 rides out a few minutes of overload with the backoff below. */
+export const MAX_ATTEMPTS = 6;
+const MAX_BACKOFF_MS = 8_000;
+const MAX_RETRY_AFTER_MS = 60_000;
+
+export type FailureClass =
+  | { kind: 'aborted' }
+  | { kind: 'retryable'; reason: string; retryAfterMs: number | undefined }
+  | { kind: 'fatal'; message: string };
+
+/** Decides what a failed model call means: retry it, give up with exit 3, or stop because the run was interrupted. */
+export function classifyFailure(error: unknown, signal: AbortSignal): FailureClass {
+  if (signal.aborted || error instanceof APIUserAbortError) return { kind: 'aborted' };
+  if (error instanceof APIError && error.status !== undefined) {
+    const status = error.status;
+    const shouldRetry = headerOf(error, 'x-should-retry');
+    const retryable = shouldRetry === 'true' || (shouldRetry !== 'false' && isRetryableStatus(status));
+    const description = describeApiError(error);
+    if (!retryable) return { kind: 'fatal', message: description };
+    return { kind: 'retryable', reason: description, retryAfterMs: retryAfter(error) };
+  }
+  if (error instanceof APIConnectionError) {
+    return { kind: 'retryable', reason: `connection failed: ${error.message}`, retryAfterMs: undefined };
+  }
+  // Status-less SDK errors come from the stream itself: an `error` event mid-way, or a stream that ended early.
+  if (error instanceof AnthropicError) {
+    return { kind: 'retryable', reason: `stream broke: ${streamErrorText(error)}`, retryAfterMs: undefined };
+  }
+  // A connection reset mid-stream reaches us as fetch's own error (TypeError: terminated), not as an SDK error.
+  if (isNetworkError(error)) {
+    return { kind: 'retryable', reason: `connection lost: ${networkErrorText(error)}`, retryAfterMs: undefined };
+  }
+  throw error;
+}
+
+function isNetworkError(error: unknown): error is Error {
+  if (!(error instanceof Error)) return false;
+  const code = (error.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown }).code;
+  return (error instanceof TypeError && error.message === 'terminated') || (typeof code === 'string' && /^(UND_ERR|E[A-Z]+$)/.test(code));
+}
+
+function networkErrorText(error: Error): string {
+  const cause = error.cause as { code?: string; message?: string } | undefined;
+  return cause?.code ? `${error.message} (${cause.code})` : error.message;
+}
+
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** Exponential backoff with jitter, or what the server asked for (capped). attempt counts from 1. */
+export function retryDelayMs(attempt: number, baseMs: number, retryAfterMs: number | undefined): number {
+  if (retryAfterMs !== undefined) return Math.min(Math.max(retryAfterMs, 0), MAX_RETRY_AFTER_MS);
+  const backoff = Math.min(baseMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+  return Math.round(backoff * (0.8 + Math.random() * 0.4));
+}
+
+function retryAfter(error: APIError): number | undefined {
+  const ms = Number(headerOf(error, 'retry-after-ms'));
+  if (Number.isFinite(ms) && ms >= 0 && headerOf(error, 'retry-after-ms') !== undefined) return ms;
+  const value = headerOf(error, 'retry-after');
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function headerOf(error: APIError, name: string): string | undefined {
+  return error.headers?.get(name) ?? undefined;
+}
+
+function describeApiError(error: APIError): string {
+  const body = error.error as { error?: { type?: string; message?: string } } | undefined;
+  const type = body?.error?.type;
+  const message = body?.error?.message ?? error.message;
+  const requestId = error.requestID ? ` (request ${error.requestID})` : '';
+  return `${error.status}${type ? ` ${type}` : ''}: ${message}${requestId}`;
+}
+
+function streamErrorText(error: AnthropicError): string {
+  if (error instanceof APIError) {
+    const body = error.error as { error?: { type?: string; message?: string } } | undefined;
+    if (body?.error?.type) return `${body.error.type}: ${body.error.message ?? ''}`.trim();
+  }
+  return error.message;
+}

@@ -1,0 +1,50 @@
+// Target classes of the built-in rules: paths whose loss breaks the machine or the user's
+// home, and disk devices.
+import { globMatchesAny } from './guard-glob.js';
+import { BLOCK_DEVICE_PREFIXES, SYSTEM_DIRECTORIES } from './guard-rules.js';
+import type { TargetClass } from './guard-rules.js';
+import type { GuardWord } from './guard-words.js';
+
+export function isTarget(targetClass: TargetClass, word: GuardWord): boolean {
+  return targetClass === 'critical-path' ? isCriticalPath(word) : isBlockDevice(word);
+}
+
+/**
+ * `/`, `/*`, `//`, `/..`, a top-level system directory (or its contents), `~`, `~/`, `~/*`,
+ * `$HOME`, `${HOME}`, and anything above the home directory (`~/..`).
+ */
+export function isCriticalPath(word: GuardWord): boolean {
+  const shape = word.path;
+  if (shape === null || shape.base === 'relative') return false;
+  const segments = normalizeSegments(shape.rest, shape.base === 'home');
+  if (segments === 'above-base') return true;
+  // `dir/*` and `dir/.*` put everything in `dir` at stake, as `dir` itself does.
+  while (segments.length > 0 && /^\.?\*+$/.test(segments[segments.length - 1] as string)) segments.pop();
+  if (segments.length === 0) return true;
+  if (shape.base === 'home' || segments.length > 1) return false;
+  return globMatchesAny(segments[0] as string, SYSTEM_DIRECTORIES);
+}
+
+export function isBlockDevice(word: GuardWord): boolean {
+  const shape = word.path;
+  if (shape === null || shape.base !== 'root') return false;
+  const segments = normalizeSegments(shape.rest, false);
+  if (segments === 'above-base') return false;
+  const path = `/${segments.join('/')}`;
+  return BLOCK_DEVICE_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
+/**
+ * Path segments with `.`, `..` and repeated slashes resolved. `..` above `/` stays at `/`;
+ * above the home directory it leaves the home directory: 'above-base'.
+ */
+function normalizeSegments(rest: string, baseHasParent: boolean): string[] | 'above-base' {
+  const segments: string[] = [];
+  for (const segment of rest.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment !== '..') segments.push(segment);
+    else if (segments.length > 0) segments.pop();
+    else if (baseHasParent) return 'above-base';
+  }
+  return segments;
+}

@@ -1,0 +1,59 @@
+/**
+ * The process groups a shell started. Every command runs as the leader of its own group
+ * (pgid = pid), so signalling `-pgid` reaches the command and every descendant that did not
+ * leave the group on purpose (setsid). All calls are synchronous so they can run from
+ * `process.on('exit')` and signal handlers.
+ */
+export type SignalOutcome = 'sent' | 'gone' | 'denied';
+
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): SignalOutcome {
+  try {
+    process.kill(-pgid, signal);
+    return 'sent';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return 'gone';
+    if (code === 'EPERM') return 'denied';
+    throw error;
+  }
+}
+
+/** True while any process (including a zombie not yet reaped) is in the group. */
+export function groupIsAlive(pgid: number): boolean {
+  return signalGroup(pgid, 0) !== 'gone';
+}
+
+export class ProcessGroups {
+  private readonly groups = new Set<number>();
+
+  track(pgid: number): void {
+    this.groups.add(pgid);
+  }
+
+  /**
+   * Forget groups that have no process left. A pid number is never reused while its group still
+   * has members, but once the group is empty the number may be handed to a stranger's group, so
+   * empty groups must not be signalled later.
+   */
+  prune(): void {
+    for (const pgid of this.groups) {
+      if (!groupIsAlive(pgid)) this.groups.delete(pgid);
+    }
+  }
+
+  get size(): number {
+    return this.groups.size;
+  }
+
+  /** SIGKILL every tracked group that still has members. Idempotent; never throws. */
+  killAll(): void {
+    for (const pgid of this.groups) {
+      try {
+        signalGroup(pgid, 'SIGKILL');
+      } catch {
+        // Nothing sensible to do from an exit handler.
+      }
+      this.groups.delete(pgid);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import type { EventSink } from '../events.js';
+import type { Shell } from '../shell/exec.js';
+import type { Tool, ToolOutcome } from './index.js';
+
+export type GuardCheck = (command: string) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
+
+export interface BashToolDeps {
+  shell: Shell;
+  guard: GuardCheck;
+  maxTimeoutSec: number;
+  defaultTimeoutSec: number;
+  emit: EventSink;
+}
+
+/** The one tool: validate the input, ask the guard, run the command, and report what happened. */
+export function createBashTool({ shell, guard, maxTimeoutSec, defaultTimeoutSec, emit }: BashToolDeps): Tool {
+  return {
+    spec: {
+      name: 'bash',
+      description:
+        'Run a bash command non-interactively and return its combined stdout and stderr, then its exit code when not 0. ' +
+        'stdin is empty: nothing can be typed in, so use non-interactive flags. The working directory carries over between ' +
+        'calls (as after `cd`); environment changes do not. Long output is cut to its head and tail, and the full output is ' +
+        `saved to a file named in the result. Commands time out after ${defaultTimeoutSec} s unless you ask for more with ` +
+        `"timeout" (at most ${maxTimeoutSec} s).`,
+      input_schema: {
+        type: 'object',
+        properties: {
+          command: { type: 'string', description: 'The bash command or script to run.' },
+          timeout: { type: 'number', description: `Seconds before the command is killed (default ${defaultTimeoutSec}, at most ${maxTimeoutSec}).` },
+        },
+        required: ['command'],
+      },
+    },
+
+    async run(input, toolUseId, signal): Promise<ToolOutcome> {
+      const { command, timeout } = input;
+      if (typeof command !== 'string' || command.trim() === '') {
+        return { content: "The bash tool needs a non-empty string 'command', e.g. {\"command\": \"ls -la\"}.", isError: true };
+      }
+      if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
+        return { content: `'timeout' must be a positive number of seconds (at most ${maxTimeoutSec}).`, isError: true };
+      }
+      emit({ type: 'tool_start', id: toolUseId, command });
+
+      const verdict = await guard(command);
+      if (!verdict.allowed) {
+        emit({ type: 'tool_end', id: toolUseId, command, content: verdict.reason, isError: true, blocked: true });
+        return { content: verdict.reason, isError: true };
+      }
+      const result = await shell.run(command, {
+        ...(timeout === undefined ? {} : { timeoutSec: timeout }),
+        signal,
+        onOutput: (text) => emit({ type: 'tool_output', id: toolUseId, text }),
+      });
+      emit({ type: 'tool_end', id: toolUseId, command, content: result.text, isError: result.isError, blocked: false });
+      return { content: result.text, isError: result.isError };
+    },
+  };
+}

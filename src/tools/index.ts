@@ -1,0 +1,44 @@
+import type Anthropic from '@anthropic-ai/sdk';
+
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+}
+
+export interface Tool {
+  spec: Anthropic.Tool;
+  run(input: Record<string, unknown>, toolUseId: string, signal: AbortSignal): Promise<ToolOutcome>;
+}
+
+export interface Toolbox {
+  specs: Anthropic.Tool[];
+  run(block: Anthropic.ToolUseBlock, signal: AbortSignal): Promise<Anthropic.ToolResultBlockParam>;
+}
+
+/** The tool registry: schemas for the request, and dispatch that turns every failure into an is_error result. */
+export function createToolbox(tools: Tool[]): Toolbox {
+  const byName = new Map(tools.map((tool) => [tool.spec.name, tool]));
+  const names = tools.map((tool) => tool.spec.name).join(', ');
+  return {
+    specs: tools.map((tool) => tool.spec),
+    async run(block, signal) {
+      const tool = byName.get(block.name);
+      const outcome: ToolOutcome = !tool
+        ? { content: `Unknown tool '${block.name}'. The tools available are: ${names}.`, isError: true }
+        : !isRecord(block.input)
+          ? { content: `The input of '${block.name}' must be a JSON object.`, isError: true }
+          : await tool.run(block.input, block.id, signal);
+      return {
+        type: 'tool_result',
+        tool_use_id: block.id,
+        // The API rejects empty text, so a tool that printed nothing still says so.
+        content: outcome.content === '' ? '(no output)' : outcome.content,
+        ...(outcome.isError ? { is_error: true } : {}),
+      };
+    },
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,257 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { answer, answerWithLastResult, bash, messageText, runAgent, tempDir } from './support/run-agent.js';
+import { startServer, type TestServer, type Turn } from './support/server.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+async function serve(script: Turn[], options?: Parameters<typeof startServer>[1]) {
+  server = await startServer(script, options);
+  return server;
+}
+const firstUserText = (s: TestServer, request = 0) => messageText((s.validRequests()[request]!.body.messages as Array<{ content: unknown }>)[0]!.content);
+
+describe('a run through the binary', () => {
+  it('answers "What is the current git branch?" from what the command printed', async () => {
+    const repo = tempDir();
+    execFileSync('git', ['init', '-q', '-b', 'feature-x'], { cwd: repo });
+    const s = await serve([bash('git branch --show-current'), answerWithLastResult('The branch is ')]);
+    const run = await runAgent(['What is the current git branch?'], s.url, { cwd: repo });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('The branch is feature-x\n');
+    expect(run.stderr).toContain('$ git branch --show-current');
+    expect(s.rejections()).toEqual([]);
+    const system = JSON.stringify(s.validRequests()[0]!.body.system);
+    expect(system).toContain(repo);
+    expect(system).toMatch(/non-interactive/);
+    expect(system).toMatch(/linux/);
+  });
+
+  it('keeps stdout to the answer alone: no echoes, no colour', async () => {
+    const s = await serve([bash('echo from-the-command; printf "\\033[31mred\\033[0m"'), answer('just this')]);
+    const run = await runAgent(['go'], s.url);
+    expect(run.stdout).toBe('just this\n');
+    expect(run.stderr).toContain('from-the-command');
+    expect(run.stderr).not.toContain('\u001b[');
+  });
+
+  it('prints one result object with --output-format json, usage summed from the API', async () => {
+    const s = await serve([bash('true'), answer('done')]);
+    const run = await runAgent(['--output-format', 'json', 'go'], s.url);
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({
+      type: 'result', subtype: 'success', is_error: false, result: 'done', stop_reason: 'end_turn',
+      num_turns: 2, commands: 1, exit_code: 0, model: 'claude-sonnet-5-5',
+    });
+    expect(result.usage).toEqual(s.totals());
+    expect(result.duration_ms).toBeGreaterThan(0);
+    expect(result.duration_api_ms).toBeGreaterThan(0);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('streams newline-delimited JSON events with --output-format stream-json, the result last', async () => {
+    const s = await serve([bash('echo hi'), answer('bye')]);
+    const run = await runAgent(['--output-format', 'stream-json', 'go'], s.url);
+    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.type)).toEqual(['system', 'assistant', 'user', 'assistant', 'result']);
+    expect(lines.at(-1)).toMatchObject({ subtype: 'success', result: 'bye' });
+    expect(lines[2].message.content[0]).toMatchObject({ type: 'tool_result', content: 'hi' });
+  });
+
+  it('takes the prompt from stdin when there are no words', async () => {
+    const s = await serve([answer('ok')]);
+    const run = await runAgent([], s.url, { stdin: 'summarise this\n' });
+    expect(run.code).toBe(0);
+    expect(firstUserText(s)).toBe('summarise this\n');
+  });
+
+  it('puts piped stdin before the prompt words, fenced and labelled', async () => {
+    const s = await serve([answer('ok')]);
+    await runAgent(['Review this change'], s.url, { stdin: 'diff --git a/x b/x\n+```code```\n' });
+    const text = firstUserText(s);
+    expect(text).toMatch(/^Piped input \(stdin\):\n````\ndiff --git a\/x b\/x\n\+```code```\n````\n\nReview this change$/);
+  });
+
+  it('goes on without stdin after 3 s of silence, with a warning', async () => {
+    const s = await serve([answer('ok')]);
+    const run = await runAgent(['hello'], s.url, { stdin: 'open' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/stdin gave nothing within 3 s/);
+    expect(run.durationMs).toBeGreaterThan(2_900);
+    expect(firstUserText(s)).toBe('hello');
+  });
+
+  it('never waits on stdin with --no-stdin', async () => {
+    const s = await serve([answer('ok')]);
+    const run = await runAgent(['--no-stdin', 'hello'], s.url, { stdin: 'open' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toMatch(/stdin gave nothing/);
+    expect(run.durationMs).toBeLessThan(2_900);
+    expect(firstUserText(s)).toBe('hello');
+  });
+
+  it('reads the prompt from --prompt-file, and from stdin with -f -', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'task.md'), 'the task from a file');
+    const s = await serve([answer('a'), answer('b')]);
+    expect((await runAgent(['-f', 'task.md', '--no-stdin'], s.url, { cwd: dir })).code).toBe(0);
+    expect((await runAgent(['--prompt-file', '-'], s.url, { stdin: 'task on stdin' })).code).toBe(0);
+    expect([firstUserText(s, 0), firstUserText(s, 1)]).toEqual(['the task from a file', 'task on stdin']);
+  });
+
+  it('treats everything after -- as prompt', async () => {
+    const s = await serve([answer('ok')]);
+    expect((await runAgent(['--', '-n', 'is', 'a', 'flag'], s.url)).code).toBe(0);
+    expect(firstUserText(s)).toBe('-n is a flag');
+  });
+
+  it('runs commands in --cwd', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'inner'));
+    const s = await serve([bash('pwd'), answerWithLastResult()]);
+    const run = await runAgent(['-C', join(dir, 'inner'), 'where?'], s.url);
+    expect(run.stdout).toBe(`${join(dir, 'inner')}\n`);
+  });
+
+  it('writes the whole run to --transcript as JSONL', async () => {
+    const dir = tempDir();
+    const s = await serve([bash('echo logged'), answer('fin')]);
+    await runAgent(['--transcript', join(dir, 't.jsonl'), 'go'], s.url);
+    const records = readFileSync(join(dir, 't.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(records.map((record) => record.type)).toEqual(['request', 'response', 'command', 'request', 'response', 'result']);
+    expect(records[0].new_messages[0]).toEqual({ role: 'user', content: 'go' });
+    expect(records[2]).toMatchObject({ command: 'echo logged', result: 'logged', is_error: false });
+    expect(records[3].new_messages.map((message: { role: string }) => message.role)).toEqual(['assistant', 'user']);
+    expect(records[5]).toMatchObject({ type: 'result', result: 'fin' });
+  });
+
+  it('keeps only warnings and errors with --quiet, and shows full output with --verbose', async () => {
+    const s = await serve([bash('seq 1 10'), answer('q'), bash('seq 1 10'), answer('v')]);
+    const quiet = await runAgent(['-q', 'go'], s.url);
+    expect(quiet.stderr).toBe('');
+    const verbose = await runAgent(['-v', 'go'], s.url);
+    expect(verbose.stderr).toContain('$ seq 1 10');
+    expect(verbose.stderr).toContain('\n10\n');
+    const normal = await runAgent(['go'], s.url, {});
+    expect(normal.code).toBe(1); // the script is exhausted: the test server answers 500 and the run gives up
+  });
+});
+
+describe('model, credentials and configuration', () => {
+  const modelOf = (s: TestServer, i = 0) => s.validRequests()[i]!.body.model;
+
+  it('takes the model from --model, then MODEL_ID, then ANTHROPIC_MODEL, then the default', async () => {
+    const s = await serve([answer('1'), answer('2'), answer('3'), answer('4')]);
+    await runAgent(['-m', 'flag-model', 'x'], s.url, { env: { MODEL_ID: 'id-model', ANTHROPIC_MODEL: 'anthropic-model' } });
+    await runAgent(['x'], s.url, { env: { MODEL_ID: 'id-model', ANTHROPIC_MODEL: 'anthropic-model' } });
+    await runAgent(['x'], s.url, { env: { ANTHROPIC_MODEL: 'anthropic-model' } });
+    await runAgent(['x'], s.url);
+    expect([0, 1, 2, 3].map((i) => modelOf(s, i))).toEqual(['flag-model', 'id-model', 'anthropic-model', 'claude-sonnet-5-5']);
+  });
+
+  it('sends --max-tokens and the system prompt options', async () => {
+    const s = await serve([answer('1'), answer('2')]);
+    await runAgent(['--max-tokens', '1234', '--append-system-prompt', 'EXTRA RULE', 'x'], s.url);
+    await runAgent(['--system-prompt', 'ONLY THIS', 'x'], s.url);
+    const [first, second] = s.validRequests();
+    expect(first!.body.max_tokens).toBe(1234);
+    expect(JSON.stringify(first!.body.system)).toMatch(/non-interactive.*EXTRA RULE/s);
+    expect(second!.body.system[0].text).toBe('ONLY THIS');
+  });
+
+  it('sends ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN, and the API key wins when both are set', async () => {
+    const s = await serve([answer('1'), answer('2'), answer('3')]);
+    await runAgent(['x'], s.url, { env: { ANTHROPIC_API_KEY: 'the-key' } });
+    await runAgent(['x'], s.url, { env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'the-token' } });
+    await runAgent(['x'], s.url, { env: { ANTHROPIC_API_KEY: 'key-wins', ANTHROPIC_AUTH_TOKEN: 'token-loses' } });
+    const auth = s.validRequests().map((r) => String(r.headers['x-api-key'] ?? r.headers.authorization));
+    expect(auth[0]).toContain('the-key');
+    expect(auth[1]).toBe('Bearer the-token');
+    expect(auth[2]).toContain('key-wins');
+    expect(auth[2]).not.toContain('token-loses');
+  });
+
+  it('never shows the credentials to commands', async () => {
+    const s = await serve([bash('echo "key=[${ANTHROPIC_API_KEY:-}]"'), answerWithLastResult()]);
+    const run = await runAgent(['x'], s.url, { env: { ANTHROPIC_API_KEY: 'secret-key' } });
+    expect(run.stdout).toBe('key=[]\n');
+  });
+
+  it('fills in from .env only what the real environment lacks', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, '.env'), 'ANTHROPIC_API_KEY=dotenv-key\nMODEL_ID=dotenv-model\n');
+    const s = await serve([answer('1'), answer('2')], { requireAuth: { apiKey: 'real-key' } });
+    const real = await runAgent(['x'], s.url, { cwd: dir, env: { ANTHROPIC_API_KEY: 'real-key' } });
+    expect(real.code).toBe(0);
+    expect(modelOf(s)).toBe('dotenv-model');
+    const fromFile = await runAgent(['x'], s.url, { cwd: dir, env: { ANTHROPIC_API_KEY: undefined } });
+    expect(fromFile.code).toBe(3); // dotenv-key is sent, and this server only takes real-key
+    expect(fromFile.stderr).toMatch(/401/);
+  });
+
+  it('loads --env-file, and a missing one is a usage error', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ci.env'), 'ANTHROPIC_AUTH_TOKEN=file-token\n');
+    const s = await serve([answer('ok')]);
+    const run = await runAgent(['--env-file', join(dir, 'ci.env'), 'x'], s.url, { env: { ANTHROPIC_API_KEY: undefined } });
+    expect(run.code).toBe(0);
+    expect(s.validRequests()[0]!.headers.authorization).toBe('Bearer file-token');
+    const missing = await runAgent(['--env-file', join(dir, 'nope.env'), 'x'], s.url);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/Cannot read env file .*nope\.env/);
+  });
+});
+
+describe('usage errors: exit 2, a plain message, no request', () => {
+  const cases: Array<[string, string[], Record<string, string | undefined>, RegExp, string?]> = [
+    ['no prompt and an empty stdin', [], {}, /No prompt/],
+    ['an unknown flag', ['--bogus', 'x'], {}, /unknown option '--bogus'/],
+    ['a non-integer --max-turns', ['--max-turns', 'abc', 'x'], {}, /--max-turns must be a positive whole number/],
+    ['a zero --timeout', ['--timeout', '0', 'x'], {}, /--timeout must be a positive whole number/],
+    ['an unknown output format', ['--output-format', 'xml', 'x'], {}, /--output-format must be one of text, json, stream-json/],
+    ['a missing working directory', ['-C', '/nonexistent/dir', 'x'], {}, /does not exist/],
+    ['an unreadable prompt file', ['-f', '/nonexistent/prompt.md'], {}, /Cannot read prompt file/],
+    ['no credentials', ['x'], { ANTHROPIC_API_KEY: undefined }, /ANTHROPIC_API_KEY/],
+    ['a bad base URL', ['x'], { ANTHROPIC_BASE_URL: 'not a url' }, /ANTHROPIC_BASE_URL/],
+    ['words and --prompt-file together', ['-f', 'x.md', 'words'], {}, /either as words or with --prompt-file/],
+  ];
+  it.each(cases)('%s', async (_name, args, env, message) => {
+    const s = await serve([answer('never')]);
+    const run = await runAgent(args, s.url, { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(run.stdout).toBe('');
+    expect(s.requests).toHaveLength(0);
+  });
+
+  it('an empty piped stdin is exit 2 at once', async () => {
+    const s = await serve([answer('never')]);
+    const run = await runAgent([], s.url, { stdin: '   \n' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/stdin was empty/);
+  });
+
+  it('still prints a result object in json mode', async () => {
+    const s = await serve([answer('never')]);
+    const run = await runAgent(['--output-format', 'json', '--max-turns', 'x', 'go'], s.url);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ type: 'result', subtype: 'error_usage', is_error: true, exit_code: 2 });
+  });
+
+  it('prints help and version on stdout with exit 0', async () => {
+    const s = await serve([]);
+    const help = await runAgent(['--help'], s.url);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--output-format/);
+    const version = await runAgent(['--version'], s.url);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});

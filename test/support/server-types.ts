@@ -1,0 +1,117 @@
+// Types shared by the scripted Anthropic-compatible test server's modules.
+
+export type StopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'tool_use'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded';
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id?: string; name: string; input: unknown }
+  | { type: 'thinking'; thinking: string; signature?: string };
+
+/** A block as it goes out on the wire: tool_use ids and thinking signatures filled in. */
+export type ResolvedBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'thinking'; thinking: string; signature: string };
+
+export interface MessageTurn {
+  kind: 'message';
+  content: Block[];
+  /** Default: 'tool_use' if any tool_use block, else 'end_turn'. */
+  stop_reason?: StopReason;
+  /** Overrides fields of the computed usage. */
+  usage?: Partial<Usage>;
+  /** Wait before sending the response headers. */
+  delayMs?: number;
+  /** Wait between SSE events. */
+  chunkDelayMs?: number;
+}
+
+export interface HttpErrorTurn {
+  kind: 'http_error';
+  status: number;
+  /** Default: the error type the real API uses for that status. */
+  type?: string;
+  message?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The broken-stream turns. `afterEvents` counts the SSE events written before the break
+ * (default: just after the first content_block_delta). `content` is what the stream was
+ * going to say (default: one text block).
+ */
+export interface StreamErrorTurn {
+  kind: 'stream_error';
+  afterEvents?: number;
+  error?: { type: string; message: string };
+  content?: Block[];
+}
+export interface DropTurn {
+  kind: 'drop';
+  afterEvents?: number;
+  content?: Block[];
+}
+export interface TruncatedTurn {
+  kind: 'truncated';
+  afterEvents?: number;
+  content?: Block[];
+}
+export interface HangTurn {
+  kind: 'hang';
+}
+
+export type StaticTurn = MessageTurn | HttpErrorTurn | StreamErrorTurn | DropTurn | TruncatedTurn | HangTurn;
+export type DynamicTurn = (req: RecordedRequest) => Turn | Promise<Turn>;
+export type Turn = StaticTurn | DynamicTurn;
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  // The parsed JSON body (the raw text when it is not JSON); tests read arbitrary fields of it.
+  body: any;
+  rejected?: { status: number; message: string };
+}
+
+export interface ServerOptions {
+  /** If set, prompts whose token count exceeds it get `prompt is too long: N tokens > M maximum`. */
+  contextWindow?: number;
+  /** What to answer once the script has run out (default: a 500 'test script exhausted'). */
+  onExhausted?: Turn;
+  /** If set, 401 unless the request carries this x-api-key / Authorization: Bearer. */
+  requireAuth?: { apiKey?: string; bearer?: string };
+}
+
+export interface TestServer {
+  /** http://127.0.0.1:PORT, without /v1. */
+  url: string;
+  /** Every request received, in order, rejected ones included. */
+  requests: RecordedRequest[];
+  validRequests(): RecordedRequest[];
+  rejections(): RecordedRequest[];
+  /** The sum of the usage reported in all successful responses. */
+  totals(): Usage;
+  /** Closes the server and destroys open sockets, hanging ones included. */
+  close(): Promise<void>;
+}
+
+/** A rejection as the API reports it. */
+export interface ApiFailure {
+  status: number;
+  type: string;
+  message: string;
+}
