@@ -132,14 +132,16 @@ describe('a run through the binary', () => {
   });
 
   it('keeps only warnings and errors with --quiet, and shows full output with --verbose', async () => {
-    const s = await serve([bash('seq 1 10'), answer('q'), bash('seq 1 10'), answer('v')]);
+    const s = await serve([bash('seq 1 10'), answer('q'), bash('seq 1 10'), answer('v'), bash('seq 1 10'), answer('n')]);
     const quiet = await runAgent(['-q', 'go'], s.url);
     expect(quiet.stderr).toBe('');
     const verbose = await runAgent(['-v', 'go'], s.url);
     expect(verbose.stderr).toContain('$ seq 1 10');
     expect(verbose.stderr).toContain('\n10\n');
-    const normal = await runAgent(['go'], s.url, {});
-    expect(normal.code).toBe(1); // the script is exhausted: the test server answers 500 and the run gives up
+    const normal = await runAgent(['go'], s.url);
+    expect(normal.stderr).toContain('$ seq 1 10');
+    expect(normal.stderr).toMatch(/│ 4\n.*6 more lines/s);
+    expect(normal.stderr).not.toContain('\n10\n');
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +50,13 @@ export interface ExecResult {
   outputChars: number;
   spillPath: string | null;
   durationMs: number;
+}
+
+/** Per-command bookkeeping files in the shell's private state directory. */
+interface ScriptFiles {
+  prologue: string;
+  cwd: string;
+  command: string;
 }
 
 const DEFAULT_MAX_CHARS = 30_000;
@@ -108,15 +115,21 @@ export class Shell {
       return finish(failure('cannot run the command: it contains a NUL character'));
     }
 
-    const stateDir = this.ensureStateDir();
     const id = ++this.commandCount;
-    const files = {
-      prologue: path.join(stateDir, `prologue-${id}.sh`),
-      cwd: path.join(stateDir, `cwd-${id}`),
-      command: path.join(stateDir, `command-${id}.sh`),
-    };
-    const bashArgv = ['bash', '-c', this.prepareScripts(command, files)];
-    const argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir }) : bashArgv;
+    let files: ScriptFiles;
+    let argv: string[];
+    try {
+      const stateDir = this.ensureStateDir();
+      files = {
+        prologue: path.join(stateDir, `prologue-${id}.sh`),
+        cwd: path.join(stateDir, `cwd-${id}`),
+        command: path.join(stateDir, `command-${id}.sh`),
+      };
+      const bashArgv = ['bash', '-c', this.prepareScripts(command, files)];
+      argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir }) : bashArgv;
+    } catch (error) {
+      return finish(failure(`cannot run the command: ${error instanceof Error ? error.message : String(error)}`));
+    }
     const timeoutSec = this.effectiveTimeout(runOptions.timeoutSec);
 
     const capture = new OutputCapture({
@@ -140,8 +153,10 @@ export class Shell {
         onData: (stream, bytes) => capture.write(cleaners[stream].push(bytes)),
         onSpawn: (pgid) => this.groups.track(pgid),
       });
-    } finally {
+    } catch (error) {
       capture.closeSpill();
+      throw error;
+    } finally {
       removeQuietly(files.prologue);
       removeQuietly(files.command);
     }
@@ -194,7 +209,8 @@ export class Shell {
 
   private ensureStateDir(): string {
     if (this.stateDir === null || !isDirectory(this.stateDir)) {
-      this.stateDir = mkdtempSync(path.join(os.tmpdir(), 'agent-shell-'));
+      // Resolved, so a sandbox that binds it by its real path finds BASH_ENV at the same path.
+      this.stateDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'agent-shell-')));
     }
     return this.stateDir;
   }
@@ -206,7 +222,7 @@ export class Shell {
    * into stdout, record the final directory on exit, and hand the user's own BASH_ENV (if any)
    * back to the command and its children.
    */
-  private prepareScripts(command: string, files: { prologue: string; cwd: string; command: string }): string {
+  private prepareScripts(command: string, files: ScriptFiles): string {
     const userBashEnv = process.env.BASH_ENV;
     const prologue = [
       userBashEnv ? `export BASH_ENV=${shellQuote(userBashEnv)}` : 'unset BASH_ENV',

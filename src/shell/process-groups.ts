@@ -4,6 +4,8 @@
  * leave the group on purpose (setsid). All calls are synchronous so they can run from
  * `process.on('exit')` and signal handlers.
  */
+import { readFileSync, readdirSync } from 'node:fs';
+
 export type SignalOutcome = 'sent' | 'gone' | 'denied';
 
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): SignalOutcome {
@@ -21,6 +23,35 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): SignalOut
 /** True while any process (including a zombie not yet reaped) is in the group. */
 export function groupIsAlive(pgid: number): boolean {
   return signalGroup(pgid, 0) !== 'gone';
+}
+
+/**
+ * True while the group has a member that is not a zombie. A killed process whose parent already
+ * exited stays a zombie until init reaps it, and some inits (containers, microVMs) take a second
+ * or more; waiting on those would delay every timeout and abort. Without /proc (not Linux) this
+ * falls back to `groupIsAlive`.
+ */
+export function groupHasRunningMembers(pgid: number): boolean {
+  if (!groupIsAlive(pgid)) return false;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while we looked
+    }
+    // "pid (comm) state ppid pgrp ..." — comm may contain spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
+  }
+  return false;
 }
 
 export class ProcessGroups {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { groupIsAlive, signalGroup } from './process-groups.js';
+import { groupHasRunningMembers, signalGroup } from './process-groups.js';
 
 /**
  * Runs one argv as the leader of a new process group (and session, so it has no controlling
@@ -42,7 +42,7 @@ export interface GroupRunResult {
   lingering: Readable[];
 }
 
-const POLL_MS = 20;
+const POLL_MS = 25;
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -126,7 +126,7 @@ export async function runInGroup(options: GroupRunOptions): Promise<GroupRunResu
 
   if (stopReason !== null && pgid !== null) {
     // The leader is gone; give the rest of the group the remainder of the grace, then SIGKILL.
-    while (!killSent && groupIsAlive(pgid)) await delay(POLL_MS);
+    while (!killSent && groupHasRunningMembers(pgid)) await delay(POLL_MS);
     clearTimeout(killTimer);
   }
 

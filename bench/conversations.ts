@@ -1,0 +1,129 @@
+// Figures that need whole conversations: peak memory under a flood of output, the token bill with
+// and without caching, and a long run against a server that enforces its context window.
+
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { numberedLinesCommand } from '../test/support/bench-workloads.js';
+import { answer, bash, tempDir } from '../test/support/run-agent.js';
+import { countTokens, startServer, type Turn } from '../test/support/server.js';
+import { agentEnv, expectRun, type Figure } from './figures.js';
+import { AGENT_BIN, timedRun, type Finished } from './measure.js';
+import { TOKEN_RUN_DESCRIPTION, tokenRunScript, writeProject } from './fixture.js';
+
+interface ScriptedRun {
+  run: Finished;
+  server: Awaited<ReturnType<typeof startServer>>;
+}
+
+async function runScript(script: Turn[], args: string[], cwd: string, tmp: string, options: { contextWindow?: number; sampleRss?: boolean } = {}): Promise<ScriptedRun> {
+  const server = await startServer(script, options.contextWindow ? { contextWindow: options.contextWindow } : {});
+  try {
+    const run = await timedRun(AGENT_BIN, args, { env: agentEnv(server.url, tmp), cwd, sampleRss: options.sampleRss ?? false });
+    return { run, server };
+  } finally {
+    await server.close();
+  }
+}
+
+const FLOOD_BYTES = 1_000_000_000;
+const FLOOD_COMMAND = `head -c ${FLOOD_BYTES} /dev/zero | tr '\\0' 'a'`;
+
+/** Peak RSS of the agent's own process while its one command prints 1 GB; the highest of the runs. */
+export async function measureFloodRss(repetitions: number, tmp: string): Promise<Figure> {
+  const peaksMb: number[] = [];
+  const spilledBytes: number[] = [];
+  const walls: number[] = [];
+  let processName: string | undefined;
+  for (let i = 0; i < repetitions; i++) {
+    const spillDir = mkdtempSync(join(tmp, 'flood-'));
+    try {
+      const { run } = await runScript([bash(FLOOD_COMMAND), answer('done')], ['-q', 'print a lot'], tmp, spillDir, { sampleRss: true });
+      expectRun('1 GB flood run', run.code === 0 && run.peakRssKb !== undefined, run);
+      peaksMb.push(run.peakRssKb! / 1024);
+      processName = run.processName;
+      spilledBytes.push(directoryBytes(spillDir));
+      walls.push(run.wallMs);
+    } finally {
+      rmSync(spillDir, { recursive: true, force: true });
+    }
+  }
+  const peak = Math.max(...peaksMb);
+  return {
+    id: 'flood_peak_rss',
+    label: 'peak RSS while a command prints 1 GB',
+    value: peak,
+    unit: 'MB',
+    target: '≤ 120 MB',
+    pass: peak <= 120,
+    detail: `highest VmHWM of ${repetitions} runs of \`${FLOOD_COMMAND}\` (process "${processName}"), polled from /proc every 5 ms; spill file ${(Math.min(...spilledBytes) / 1e6).toFixed(0)} MB; run ${(Math.min(...walls) / 1000).toFixed(1)} s`,
+    data: { peaksMb, spilledBytes, wallMs: walls, processName },
+  };
+}
+
+function directoryBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
+
+interface Bill {
+  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+  billed: number;
+}
+
+/** Input + 1.25 × cache writes + 0.1 × cache reads, from the result object's usage. */
+function billOf(stdout: string): Bill {
+  const usage = (JSON.parse(stdout) as { usage: Bill['usage'] }).usage;
+  return { usage, billed: usage.input_tokens + 1.25 * usage.cache_creation_input_tokens + 0.1 * usage.cache_read_input_tokens };
+}
+
+/** The same 12-turn run with caching on and with --no-cache, each against a fresh server cache. */
+export async function measureCachingBill(tmp: string): Promise<Figure> {
+  const project = tempDir('agent-bench-project-');
+  writeProject(project);
+  const bills: Record<'cached' | 'uncached', Bill> = {} as Record<'cached' | 'uncached', Bill>;
+  try {
+    for (const [name, extra] of [['cached', []], ['uncached', ['--no-cache']]] as const) {
+      const { run, server } = await runScript(tokenRunScript(), ['--output-format', 'json', ...extra, 'explore the project'], project, tmp);
+      expectRun(`12-turn ${name} run`, run.code === 0 && server.validRequests().length === 12 && server.rejections().length === 0, run);
+      bills[name] = billOf(run.stdout);
+    }
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+  const ratio = bills.cached.billed / bills.uncached.billed;
+  return {
+    id: 'cache_bill_ratio',
+    label: 'billed-equivalent input tokens, cached ÷ --no-cache',
+    value: ratio,
+    unit: '×',
+    target: '≤ 0.30',
+    pass: ratio <= 0.3,
+    detail: `${Math.round(bills.cached.billed)} vs ${Math.round(bills.uncached.billed)} tokens; ${TOKEN_RUN_DESCRIPTION}`,
+    data: { cached: bills.cached, uncached: bills.uncached },
+  };
+}
+
+const LONG_TURNS = 45;
+const WINDOW = 200_000;
+
+/** 45 commands of 28,000 characters each against a server that rejects prompts over 200k tokens. */
+export async function measureLongRun(tmp: string): Promise<Figure> {
+  const script: Turn[] = [...Array.from({ length: LONG_TURNS }, (_, turn) => bash(numberedLinesCommand(turn))), answer('done')];
+  const { run, server } = await runScript(script, ['--output-format', 'json', 'read every output'], tmp, tmp, { contextWindow: WINDOW });
+  const rejected = server.rejections().length;
+  const prompts = server.validRequests().map((request) => countTokens(request.body));
+  const completed = run.code === 0 && rejected === 0 && prompts.length === LONG_TURNS + 1;
+  return {
+    id: 'long_run_200k',
+    label: `${LONG_TURNS} turns of 28,000-char outputs, 200k window`,
+    value: rejected,
+    unit: 'rejected',
+    target: 'completes, 0 rejected',
+    pass: completed,
+    detail: `exit ${run.code}, ${prompts.length} requests, largest prompt ${Math.max(...prompts)} tokens of ${WINDOW}, ${(run.wallMs / 1000).toFixed(1)} s`,
+    data: { exitCode: run.code, requests: prompts.length, rejected, promptTokens: prompts, wallMs: run.wallMs },
+  };
+}

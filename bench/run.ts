@@ -1,0 +1,71 @@
+// `npm run bench`: measures the built CLI (bin/agent) against the local test server and prints
+// each figure beside its target. The same figures go to bench/results/latest.json.
+
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, release } from 'node:os';
+import { join, resolve } from 'node:path';
+import { tempDir } from '../test/support/run-agent.js';
+import { measureCachingBill, measureFloodRss, measureLongRun } from './conversations.js';
+import type { Figure } from './figures.js';
+import { measurePerTurn, measureStartup } from './startup.js';
+
+const RESULTS_DIR = resolve(import.meta.dirname, 'results');
+const STARTUP_REPETITIONS = 21;
+const PER_TURN_PAIRS = 9;
+const FLOOD_RUNS = 3;
+
+function formatValue(figure: Figure): string {
+  const digits = figure.unit === '× floor' || figure.unit === '×' ? 2 : figure.unit === 'rejected' ? 0 : 1;
+  return `${figure.value.toFixed(digits)} ${figure.unit}`;
+}
+
+function verdict(figure: Figure): string {
+  return figure.pass === undefined ? '' : figure.pass ? 'PASS' : 'FAIL';
+}
+
+function table(figures: Figure[]): string {
+  const rows = [['figure', 'value', 'target', ''], ...figures.map((f) => [f.label, formatValue(f), f.target, verdict(f)])];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const rule = widths.map((width) => '-'.repeat(width)).join('  ');
+  const notes = figures.map((f) => `  ${f.label}: ${f.detail}`);
+  return [line(rows[0]!), rule, ...rows.slice(1).map(line), '', 'How each figure was measured:', ...notes].join('\n');
+}
+
+async function main(): Promise<void> {
+  const tmp = tempDir('agent-bench-');
+  const started = performance.now();
+  const figures: Figure[] = [];
+  const step = async <T extends Figure | Figure[]>(name: string, measure: () => Promise<T>) => {
+    process.stderr.write(`bench: ${name}…\n`);
+    const result = await measure();
+    figures.push(...(Array.isArray(result) ? result : [result]));
+  };
+  try {
+    await step('start-up (node floor, --version, first request)', () => measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp }));
+    await step('per-turn overhead', () => measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp }));
+    await step('peak memory under 1 GB of output', () => measureFloodRss(FLOOD_RUNS, tmp));
+    await step('token bill with and without caching', () => measureCachingBill(tmp));
+    await step('45 turns against a 200k window', () => measureLongRun(tmp));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+
+  const totalSeconds = (performance.now() - started) / 1000;
+  process.stdout.write(`${table(figures)}\n\nbench took ${totalSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}\n`);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const record = {
+    date: new Date().toISOString(),
+    node: process.version,
+    kernel: release(),
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    totalSeconds,
+    allPass: figures.every((figure) => figure.pass !== false),
+    figures,
+  };
+  writeFileSync(join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
+  process.stdout.write(`written to ${join(RESULTS_DIR, 'latest.json')}\n`);
+}
+
+await main();

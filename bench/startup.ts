@@ -1,0 +1,127 @@
+// Start-up figures (the node floor, --version, spawn to first request) and per-turn overhead.
+
+import { answer, bash } from '../test/support/run-agent.js';
+import { startServer, type Turn } from '../test/support/server.js';
+import { agentEnv, expectRun, type Figure } from './figures.js';
+import { AGENT_BIN, median, summary, timedRun } from './measure.js';
+
+export interface StartupOptions {
+  repetitions: number;
+  warmups: number;
+  tmp: string;
+}
+
+/**
+ * `node -e 0`, `agent --version` and a one-turn run, interleaved round by round so that the
+ * machine's load drifts over all three alike. The server's turn takes performance.now() when the
+ * request arrives: the same clock as the spawn, in the same process.
+ */
+export async function measureStartup({ repetitions, warmups, tmp }: StartupOptions): Promise<Figure[]> {
+  let arrivedAt: number | undefined;
+  const firstRequest: Turn = () => {
+    arrivedAt ??= performance.now();
+    return answer('ok');
+  };
+  const server = await startServer([], { onExhausted: firstRequest });
+  const env = agentEnv(server.url, tmp);
+  const floor: number[] = [];
+  const version: number[] = [];
+  const toRequest: number[] = [];
+  const runWall: number[] = [];
+  try {
+    for (let round = 0; round < warmups + repetitions; round++) {
+      const keep = round >= warmups;
+      const node = await timedRun('node', ['-e', '0'], { env, cwd: tmp });
+      expectRun('node -e 0', node.code === 0, node);
+      const shown = await timedRun(AGENT_BIN, ['--version'], { env, cwd: tmp });
+      expectRun('agent --version', shown.code === 0 && /^\d+\.\d+\.\d+/.test(shown.stdout), shown);
+      arrivedAt = undefined;
+      const run = await timedRun(AGENT_BIN, ['say hello'], { env, cwd: tmp });
+      expectRun('agent one-turn run', run.code === 0 && arrivedAt !== undefined, run);
+      if (!keep) continue;
+      floor.push(node.wallMs);
+      version.push(shown.wallMs);
+      toRequest.push(arrivedAt! - run.startedAt);
+      runWall.push(run.wallMs);
+    }
+  } finally {
+    await server.close();
+  }
+  const floorMs = median(floor);
+  const ratio = (values: number[]) => median(values) / floorMs;
+  return [
+    {
+      id: 'node_floor',
+      label: '`node -e 0` wall time (the floor)',
+      value: floorMs,
+      unit: 'ms',
+      target: '(reference)',
+      pass: undefined,
+      detail: `median of ${repetitions} runs after ${warmups} warm-up`,
+      data: { samples: summary(floor) },
+    },
+    {
+      id: 'first_request',
+      label: 'spawn → first request at the server',
+      value: ratio(toRequest),
+      unit: '× floor',
+      target: '≤ 1.8 × floor',
+      pass: ratio(toRequest) <= 1.8,
+      detail: `median ${median(toRequest).toFixed(1)} ms; \`agent "say hello"\` with stdin /dev/null; whole one-turn run median ${median(runWall).toFixed(1)} ms`,
+      data: { samplesMs: summary(toRequest), oneTurnRunWallMs: summary(runWall) },
+    },
+    {
+      id: 'version',
+      label: '`agent --version` wall time',
+      value: ratio(version),
+      unit: '× floor',
+      target: '≤ 1.2 × floor',
+      pass: ratio(version) <= 1.2,
+      detail: `median ${median(version).toFixed(1)} ms`,
+      data: { samplesMs: summary(version) },
+    },
+  ];
+}
+
+const LONG_RUN_TURNS = 30;
+
+/**
+ * (wall of a 30-turn run − wall of a 1-turn run) / 29: what each extra turn costs the harness when
+ * the model answers at once and the command (`true`) does nothing. Runs alternate short and long.
+ */
+export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptions): Promise<Figure> {
+  const oneTurn: number[] = [];
+  const longRun: number[] = [];
+  const longScript = (): Turn[] => [...Array.from({ length: LONG_RUN_TURNS - 1 }, () => bash('true')), answer('done')];
+  for (let round = 0; round < warmups + repetitions; round++) {
+    const short = await timeScript([answer('done')], tmp, 1);
+    const long = await timeScript(longScript(), tmp, LONG_RUN_TURNS);
+    if (round < warmups) continue;
+    oneTurn.push(short);
+    longRun.push(long);
+  }
+  const perTurn = (median(longRun) - median(oneTurn)) / (LONG_RUN_TURNS - 1);
+  return {
+    id: 'per_turn_overhead',
+    label: 'harness overhead per turn',
+    value: perTurn,
+    unit: 'ms',
+    target: '≤ 5 ms',
+    pass: perTurn <= 5,
+    detail:
+      `(median ${LONG_RUN_TURNS}-turn run ${median(longRun).toFixed(1)} ms − median 1-turn run ${median(oneTurn).toFixed(1)} ms) / ` +
+      `${LONG_RUN_TURNS - 1}; command \`true\`, instant replies, ${repetitions} pairs`,
+    data: { oneTurnMs: summary(oneTurn), longRunMs: summary(longRun), turns: LONG_RUN_TURNS },
+  };
+}
+
+async function timeScript(script: Turn[], tmp: string, expectedRequests: number): Promise<number> {
+  const server = await startServer(script);
+  try {
+    const run = await timedRun(AGENT_BIN, ['run the commands'], { env: agentEnv(server.url, tmp), cwd: tmp });
+    expectRun(`${expectedRequests}-turn run`, run.code === 0 && server.validRequests().length === expectedRequests, run);
+    return run.wallMs;
+  } finally {
+    await server.close();
+  }
+}

@@ -1,0 +1,95 @@
+// Interprets the matchers of guard-rules.ts against what guard-walk.ts found.
+import type { FlagSpec, GuardRule, Matcher } from './guard-rules.js';
+import { isTarget } from './guard-targets.js';
+import type { Finding } from './guard-walk.js';
+import { wordFromValue } from './guard-words.js';
+import type { GuardWord } from './guard-words.js';
+import { commandName } from './guard-wrappers.js';
+
+/** The first rule that the finding breaks, if any. */
+export function brokenRule(finding: Finding, rules: readonly GuardRule[]): GuardRule | undefined {
+  return rules.find((rule) => rule.matchers.some((matcher) => matches(matcher, finding)));
+}
+
+function matches(matcher: Matcher, finding: Finding): boolean {
+  switch (matcher.kind) {
+    case 'command':
+    case 'find':
+      return finding.kind === 'invocation' && finding.layers.some((words) => matchesCommand(matcher, words));
+    case 'redirect':
+      return finding.kind === 'redirect' && isTarget(matcher.target, finding.target);
+    case 'self-spawning-function':
+      return finding.kind === 'function' && finding.selfSpawning;
+  }
+}
+
+type CommandMatcher = Extract<Matcher, { kind: 'command' | 'find' }>;
+
+function matchesCommand(matcher: CommandMatcher, words: readonly GuardWord[]): boolean {
+  const name = commandName(words[0]);
+  const args = words.slice(1);
+  if (matcher.kind === 'find') return name === 'find' && matchesFind(matcher, args);
+  if (!matcher.names.some((pattern) => nameMatches(pattern, name))) return false;
+  const { options, operands } = splitArguments(args);
+  if (matcher.flags !== undefined && !hasFlag(options, matcher.flags)) return false;
+  const anyOperand = matcher.anyOperand;
+  if (anyOperand !== undefined && !operands.some((word) => anyOperand.includes(word.value))) return false;
+  const operandClass = matcher.operands;
+  if (operandClass !== undefined && !operands.some((word) => isTarget(operandClass, word))) return false;
+  const keyValue = matcher.keyValue;
+  if (keyValue !== undefined) {
+    const prefix = `${keyValue.key}=`;
+    const hit = operands.some(
+      (word) => word.value.startsWith(prefix) && isTarget(keyValue.target, wordFromValue(word.value.slice(prefix.length))),
+    );
+    if (!hit) return false;
+  }
+  return true;
+}
+
+function nameMatches(pattern: string, name: string): boolean {
+  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
+}
+
+/** GNU style: options may come anywhere before `--`; everything after it is an operand. */
+function splitArguments(args: readonly GuardWord[]): { options: string[]; operands: GuardWord[] } {
+  const options: string[] = [];
+  const operands: GuardWord[] = [];
+  let optionsEnded = false;
+  for (const word of args) {
+    if (!optionsEnded && word.value === '--') optionsEnded = true;
+    else if (!optionsEnded && word.value.startsWith('-') && word.value !== '-') options.push(word.value);
+    else operands.push(word);
+  }
+  return { options, operands };
+}
+
+function hasFlag(options: readonly string[], flags: FlagSpec): boolean {
+  return options.some((option) =>
+    option.startsWith('--')
+      ? flags.long.includes(option.split('=')[0] as string)
+      : [...option.slice(1)].some((letter) => flags.short.includes(letter)),
+  );
+}
+
+const FIND_EXEC_ACTIONS: readonly string[] = ['-exec', '-execdir', '-ok', '-okdir'];
+
+function matchesFind(matcher: Extract<Matcher, { kind: 'find' }>, args: readonly GuardWord[]): boolean {
+  let index = 0;
+  // Leading options: -H, -L, -P, -D debugopts, -O3.
+  while (index < args.length && /^-([HLP]|D|O\d*)$/.test((args[index] as GuardWord).value)) {
+    index += (args[index] as GuardWord).value === '-D' ? 2 : 1;
+  }
+  const roots: GuardWord[] = [];
+  while (index < args.length && !/^[-(!),]/.test((args[index] as GuardWord).value)) {
+    roots.push(args[index] as GuardWord);
+    index += 1;
+  }
+  if (!roots.some((root) => isTarget(matcher.roots, root))) return false;
+  const expression = args.slice(index);
+  return expression.some((word, position) => {
+    if (matcher.actions.includes(word.value)) return true;
+    if (!FIND_EXEC_ACTIONS.includes(word.value)) return false;
+    return matcher.execCommands.includes(commandName(expression[position + 1]));
+  });
+}

@@ -1,0 +1,126 @@
+// The guard: a guard-rail against a model's mistakes, not a security boundary (that is
+// --sandbox). It parses a command line with a real bash parser and judges every simple
+// command in it against the built-in deny rules and the user's --allow / --deny rules.
+import { compileGlob, normalizeRule } from './guard-glob.js';
+import { brokenRule } from './guard-match.js';
+import { BUILTIN_RULES } from './guard-rules.js';
+import type { Finding, Invocation, ProblemFinding, WalkResult } from './guard-walk.js';
+
+export interface GuardPolicy {
+  /** False with --dangerously-skip-guard: drops only the built-in deny rules. */
+  builtinRules: boolean;
+  /** --allow globs; any present switches to allow-list mode. */
+  allow: string[];
+  /** --deny globs: extra deny rules. */
+  deny: string[];
+}
+
+export type GuardVerdict =
+  | { allowed: true }
+  | { allowed: false; rule: string; reason: string; command: string };
+
+interface UserRule {
+  readonly glob: string;
+  readonly regexp: RegExp;
+}
+
+const MAX_QUOTED_COMMAND = 200;
+
+/** Null when the glob is a usable --allow / --deny rule, else what is wrong with it. */
+export function validateRule(glob: string): string | null {
+  const rule = normalizeRule(glob);
+  if (rule === '') return 'a rule must not be empty';
+  const compiled = compileGlob(rule);
+  return compiled.ok ? null : `invalid rule '${glob}': ${compiled.message}`;
+}
+
+let walker: Promise<typeof import('./guard-walk.js')> | undefined;
+
+export async function judgeCommand(script: string, policy: GuardPolicy): Promise<GuardVerdict> {
+  walker ??= import('./guard-walk.js');
+  const walk = (await walker).walkCommandLine(script);
+  const problem = walk.findings.find(
+    (finding): finding is ProblemFinding => finding.kind === 'parse-error' || finding.kind === 'too-deep',
+  );
+  if (problem !== undefined) return judgeProblem(problem);
+  const allow = compileRules(policy.allow);
+  const deny = compileRules(policy.deny);
+  for (const finding of walk.findings) {
+    const verdict = judgeFinding(finding, walk, policy.builtinRules, allow, deny);
+    if (!verdict.allowed) return verdict;
+  }
+  return { allowed: true };
+}
+
+function judgeProblem(problem: ProblemFinding): GuardVerdict {
+  if (problem.kind === 'too-deep') {
+    return blocked('nesting-too-deep', problem.text, `${problem.message}; run the inner commands directly.`);
+  }
+  return blocked(
+    'parse-error',
+    problem.text,
+    `the command could not be parsed as bash: ${problem.message}. Fix the syntax (quotes, brackets, here-document ends) and run it again.`,
+    false,
+  );
+}
+
+function judgeFinding(
+  finding: Finding,
+  walk: WalkResult,
+  builtinRules: boolean,
+  allow: readonly UserRule[],
+  deny: readonly UserRule[],
+): GuardVerdict {
+  const rule = builtinRules ? brokenRule(finding, BUILTIN_RULES) : undefined;
+  if (rule !== undefined) return blocked(rule.id, findingText(finding), rule.advice);
+  if (finding.kind !== 'invocation') return { allowed: true };
+  const lines = finding.layers.map((words) => words.map((word) => word.value).join(' '));
+  const written = lines[0] as string;
+  const denied = deny.find((userRule) => lines.some((line) => userRule.regexp.test(line)));
+  if (denied !== undefined) {
+    return blocked(
+      'user-deny',
+      written,
+      `it matches the user's rule --deny '${denied.glob}'; do not look for a way around it: do without it or stop and say what you need.`,
+    );
+  }
+  if (allow.length === 0 || isExemptFromAllowList(finding, walk)) return { allowed: true };
+  if (allow.some((userRule) => lines.some((line) => userRule.regexp.test(line)))) return { allowed: true };
+  const globs = allow.map((userRule) => `'${userRule.glob}'`).join(', ');
+  return blocked(
+    'allow-list',
+    written,
+    `only commands matching the user's --allow rules may run (${globs}); use one of those, or stop and say what you need.`,
+  );
+}
+
+/** Shell hand-offs are judged through their script; calls to the line's own functions run no program. */
+function isExemptFromAllowList(invocation: Invocation, walk: WalkResult): boolean {
+  if (invocation.runsScriptOnly) return true;
+  const name = invocation.layers[0]?.[0]?.value;
+  return name !== undefined && walk.functionNames.has(name);
+}
+
+function compileRules(globs: readonly string[]): UserRule[] {
+  const rules: UserRule[] = [];
+  for (const raw of globs) {
+    const glob = normalizeRule(raw);
+    const compiled = compileGlob(glob);
+    // validateRule rejects bad rules up front; one that slips through matches literally.
+    const regexp = compiled.ok ? compiled.regexp : new RegExp(`^${glob.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')}$`);
+    if (glob !== '') rules.push({ glob, regexp });
+  }
+  return rules;
+}
+
+function findingText(finding: Finding): string {
+  return finding.kind === 'invocation'
+    ? (finding.layers[0] ?? []).map((word) => word.value).join(' ')
+    : finding.text;
+}
+
+function blocked(rule: string, command: string, advice: string, quote = true): GuardVerdict {
+  const shown = command.length > MAX_QUOTED_COMMAND ? `${command.slice(0, MAX_QUOTED_COMMAND)}…` : command;
+  const what = quote ? `'${shown}' — ${advice}` : advice;
+  return { allowed: false, rule, reason: `blocked by the guard (${rule}): ${what}`, command };
+}
