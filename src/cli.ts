@@ -34,7 +34,8 @@ export async function main(argv: string[]): Promise<void> {
   delete process.env.ANTHROPIC_AUTH_TOKEN;
 
   const cleanups: Array<() => void> = [];
-  const cleanup = () => cleanups.splice(0).forEach((kill) => kill());
+  // Last registered, first run: the commands are killed before their directories are removed.
+  const cleanup = () => cleanups.splice(0).reverse().forEach((kill) => kill());
   process.on('exit', cleanup);
   const controller = new AbortController();
   const running = { value: false };

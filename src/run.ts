@@ -1,3 +1,6 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from './config.js';
 import type { EventSink } from './events.js';
@@ -30,11 +33,15 @@ export interface RunInput {
  */
 export async function runAgent(input: RunInput): Promise<ResultObject> {
   const { config, messages, emit, signal } = input;
-  const wrap = config.sandbox ? await sandboxWrapper(config.cwd) : undefined;
+  // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
+  const runDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-run-')));
+  input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
+  const wrap = config.sandbox ? await sandboxWrapper(config.cwd, runDir) : undefined;
   const shell = new Shell({
     runCwd: config.cwd,
     defaultTimeoutSec: config.timeoutSec,
     maxTimeoutSec: config.maxTimeoutSec,
+    spillDir: runDir,
     ...(wrap ? { wrap } : {}),
   });
   input.registerCleanup(() => shell.killAll());
@@ -71,6 +78,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     outcome = outcomeOfFailure(error, signal, messages);
   } finally {
     await shell.dispose();
+    rmSync(runDir, { recursive: true, force: true });
   }
   return buildResult({
     outcome,
@@ -84,11 +92,11 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   });
 }
 
-async function sandboxWrapper(workDir: string) {
+async function sandboxWrapper(workDir: string, tmpDir: string) {
   const { probeSandbox, sandboxWrap } = await import('./shell/sandbox.js');
   const probe = await probeSandbox();
   if (!probe.ok) throw new UsageError(probe.message);
-  return sandboxWrap(probe.bwrapPath, workDir);
+  return sandboxWrap(probe.bwrapPath, workDir, { tmpDir });
 }
 
 /** The guard's parser loads on the first command, not at start-up. */

@@ -45,7 +45,8 @@ function sandboxFlags(workDir: string, stateDir: string, tmpDir: string | undefi
     '--proc', '/proc',
     // /tmp first: the working and state directories often live under /tmp, and their
     // binds must land on top of the private /tmp, not under it.
-    ...(tmpDir === undefined ? ['--tmpfs', '/tmp'] : ['--bind', tmpDir, '/tmp']),
+    // A run-wide /tmp is also visible at its host path, so files the executor names there (full-output files) resolve inside.
+    ...(tmpDir === undefined ? ['--tmpfs', '/tmp'] : ['--bind', tmpDir, '/tmp', '--bind', tmpDir, tmpDir]),
     '--bind', workDir, workDir,
     '--bind', stateDir, stateDir,
     '--setenv', 'TMPDIR', '/tmp',
