@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { UsageError } from './outcome.js';
+import { validateRule } from './shell/guard-glob.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
@@ -98,7 +99,7 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
     outputFormat,
     systemPrompt: raw.systemPrompt,
     appendSystemPrompt: raw.appendSystemPrompt,
-    guard: { builtinRules: !raw.dangerouslySkipGuard, allow: raw.allow ?? [], deny: raw.deny ?? [] },
+    guard: { builtinRules: !raw.dangerouslySkipGuard, allow: checkRules('--allow', raw.allow), deny: checkRules('--deny', raw.deny) },
     sandbox: Boolean(raw.sandbox),
     transcriptPath: raw.transcript === undefined ? undefined : resolve(raw.transcript),
     readStdin: raw.stdin !== false,
@@ -113,6 +114,14 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
     debug: Boolean(nonEmpty(env.AGENT_DEBUG)) || Boolean(raw.verbose),
     retryBaseDelayMs: env.AGENT_RETRY_BASE_MS === undefined ? 500 : positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
   };
+}
+
+function checkRules(flag: string, rules: string[] = []): string[] {
+  for (const rule of rules) {
+    const problem = validateRule(rule);
+    if (problem) throw new UsageError(`${flag}: ${problem}.`);
+  }
+  return rules;
 }
 
 function resolveWorkingDirectory(dir: string | undefined): string {

@@ -106,3 +106,11 @@ export function globMatchesAny(glob: string, names: readonly string[]): boolean 
   if (!compiled.ok) return names.includes(glob);
   return names.some((name) => compiled.regexp.test(name));
 }
+
+/** Null when the glob is a usable --allow / --deny rule, else what is wrong with it. */
+export function validateRule(glob: string): string | null {
+  const rule = normalizeRule(glob);
+  if (rule === '') return 'a rule must not be empty';
+  const compiled = compileGlob(rule);
+  return compiled.ok ? null : `invalid rule '${glob}': ${compiled.message}`;
+}

@@ -26,13 +26,7 @@ interface UserRule {
 
 const MAX_QUOTED_COMMAND = 200;
 
-/** Null when the glob is a usable --allow / --deny rule, else what is wrong with it. */
-export function validateRule(glob: string): string | null {
-  const rule = normalizeRule(glob);
-  if (rule === '') return 'a rule must not be empty';
-  const compiled = compileGlob(rule);
-  return compiled.ok ? null : `invalid rule '${glob}': ${compiled.message}`;
-}
+export { validateRule } from './guard-glob.js';
 
 let walker: Promise<typeof import('./guard-walk.js')> | undefined;
 
