@@ -16,6 +16,18 @@ const VERSION = typeof AGENT_VERSION === 'string' ? AGENT_VERSION : '0.0.0-dev';
 const INTERRUPT_DEADLINE_MS = 1_800;
 
 export async function main(argv: string[]): Promise<void> {
+  try {
+    await runCommand(argv);
+  } catch (error) {
+    // A bug, not a usage or API problem: say so plainly; the stack only on request.
+    const debug = process.env.AGENT_DEBUG || argv.includes('--verbose') || argv.includes('-v');
+    process.stderr.write(`agent: internal error: ${(error as Error)?.message ?? String(error)}\n`);
+    if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    exit(1);
+  }
+}
+
+async function runCommand(argv: string[]): Promise<void> {
   const startedAt = performance.now();
   process.stdout.on('error', ignoreBrokenPipe);
 
@@ -127,7 +139,8 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 async function createSinks(config: Config, transcript: Transcript | undefined): Promise<EventSink> {
-  const interactive = Boolean(process.stderr.isTTY) && !config.quiet;
+  // A terminal that reports no width (some pseudo-terminals) would send ora's line clearing into a loop.
+  const interactive = Boolean(process.stderr.isTTY && process.stderr.columns > 0) && !config.quiet;
   const spinner = interactive ? await createSpinner() : undefined;
   const sinks: EventSink[] = [
     createHumanRenderer({
