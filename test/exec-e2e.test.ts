@@ -70,15 +70,19 @@ describe('finishing', () => {
 
   it('kills a timed-out command together with its grandchild', async () => {
     const dir = tempDir();
-    const s = await serve([bash(`echo before; bash -c 'sleep 300 & echo $! > grandchild.pid; wait'`), answer('ok')]);
+    let goneWhenReported = false;
+    const s = await serve([
+      bash(`echo before; bash -c 'sleep 300 & echo $! > grandchild.pid; wait'`),
+      // Not merely at the end of the run: the group is already dead when the model is told of the timeout.
+      async () => ((goneWhenReported = await waitUntil(() => !isRunning(readPid(join(dir, 'grandchild.pid'))), 200)), answer('ok')),
+    ]);
     const run = await runAgent(['-t', '1', 'go'], s.url, { cwd: dir });
     expect(run.code).toBe(0);
     expect(run.durationMs).toBeLessThan(6000);
     const [result] = resultsOf(s);
     expect(result!.is_error).toBe(true);
     expect(result!.content).toMatch(/^before\ntimed out after 1 s/);
-    const pid = readPid(join(dir, 'grandchild.pid'));
-    expect(await waitUntil(() => !isRunning(pid), 2000)).toBe(true);
+    expect(goneWhenReported).toBe(true);
   });
 
   it.each([

@@ -1,7 +1,6 @@
 // --sandbox: every command runs under bubblewrap. The filesystem is read-only except the
 // working directory, the executor's state directory and a private /tmp; there is no
 // network; the sandbox dies with the run.
-import { spawn } from 'node:child_process';
 import { constants, realpathSync } from 'node:fs';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -101,23 +100,14 @@ async function findExecutable(name: string, searchPath: string): Promise<string 
   return undefined;
 }
 
-function run(argv: string[]): Promise<{ ok: true } | { ok: false; detail: string }> {
-  return new Promise((resolve) => {
-    const [command, ...args] = argv as [string, ...string[]];
-    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      if (stderr.length < 4096) stderr += chunk;
-    });
-    child.on('error', (error) => resolve({ ok: false, detail: error.message }));
-    child.on('close', (code, signal) => {
-      if (code === 0) resolve({ ok: true });
-      const firstLine = stderr.trim().split('\n')[0];
-      const status = signal === null ? `exit status ${String(code)}` : `killed by ${signal}`;
-      resolve({ ok: false, detail: firstLine === undefined || firstLine === '' ? status : firstLine });
-    });
-  });
+/** Runs the probe once; zx gives the timeout and the no-throw result a one-off command wants. */
+async function run(argv: string[]): Promise<{ ok: true } | { ok: false; detail: string }> {
+  const { $ } = await import('zx');
+  const result = await $({ nothrow: true, quiet: true, timeout: PROBE_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] })`${argv}`;
+  if (result.exitCode === 0) return { ok: true };
+  const firstLine = result.stderr.trim().split('\n')[0];
+  const status = result.signal === null ? `exit status ${String(result.exitCode)}` : `killed by ${result.signal}`;
+  return { ok: false, detail: firstLine === undefined || firstLine === '' ? status : firstLine };
 }
 
 function realpathOr(path: string): string {
