@@ -2,18 +2,18 @@ import { Command, CommanderError, Option } from 'commander';
 import { resolveConfig, OUTPUT_FORMATS, type Config, type RawOptions } from './config.js';
 import { fanOut, type EventSink } from './events.js';
 import { resolvePrompt } from './input.js';
-import { Interrupted, UsageError } from './outcome.js';
+import { UsageError } from './outcome.js';
 import { createHumanRenderer } from './render/human.js';
 import { createStreamJsonRenderer, resultLine } from './render/json.js';
 import { colourWanted, createStyle } from './render/style.js';
-import { usageFailureResult, type ResultObject } from './result.js';
+import { installSignalHandlers, interruptedOutcome, unlessAborted } from './interrupt.js';
+import { resultBeforeRun, type ResultObject } from './result.js';
 import { Transcript } from './transcript.js';
 import type Anthropic from '@anthropic-ai/sdk';
 
 declare const AGENT_VERSION: string;
 /** Set by the bundler; unbundled runs (tests importing the source) fall back to a dev marker. */
 const VERSION = typeof AGENT_VERSION === 'string' ? AGENT_VERSION : '0.0.0-dev';
-const INTERRUPT_DEADLINE_MS = 1_800;
 
 export async function main(argv: string[]): Promise<void> {
   try {
@@ -50,8 +50,7 @@ async function runCommand(argv: string[]): Promise<void> {
   const cleanup = () => cleanups.splice(0).reverse().forEach((kill) => kill());
   process.on('exit', cleanup);
   const controller = new AbortController();
-  const running = { value: false };
-  installSignalHandlers(controller, cleanup, running);
+  installSignalHandlers(controller, cleanup);
 
   const messages: Anthropic.MessageParam[] = [];
   let transcript: Transcript | undefined;
@@ -64,25 +63,31 @@ async function runCommand(argv: string[]): Promise<void> {
 
   let result: ResultObject;
   try {
-    const prompt = await resolvePrompt({
-      words: config.promptWords,
-      promptFile: config.promptFile,
-      readStdin: config.readStdin,
-      stdin: process.stdin,
-      cwd: config.cwd,
-      warn: (message) => emit({ type: 'warning', message }),
-    });
+    // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
+    const prompt = await unlessAborted(
+      resolvePrompt({
+        words: config.promptWords,
+        promptFile: config.promptFile,
+        readStdin: config.readStdin,
+        stdin: process.stdin,
+        cwd: config.cwd,
+        warn: (message) => emit({ type: 'warning', message }),
+      }),
+      controller.signal,
+    );
     const { runAgent } = await import('./run.js');
-    running.value = true;
-    result = await runAgent({
-      config,
-      prompt,
-      messages,
-      emit,
-      signal: controller.signal,
-      registerCleanup: (kill) => cleanups.push(kill),
-      startedAt,
-    });
+    result =
+      prompt === undefined || controller.signal.aborted
+        ? resultBeforeRun(interruptedOutcome(controller.signal), config.model, startedAt)
+        : await runAgent({
+            config,
+            prompt,
+            messages,
+            emit,
+            signal: controller.signal,
+            registerCleanup: (kill) => cleanups.push(kill),
+            startedAt,
+          });
   } catch (error) {
     transcript?.close();
     return failUsage(error, config.outputFormat, startedAt);
@@ -168,33 +173,12 @@ async function createSpinner() {
   };
 }
 
-/**
- * First SIGINT or SIGTERM: abort the request, kill the command, and let the run end with what it knows (the loop's
- * own path prints the result); if that takes too long, exit anyway. A second signal exits at once.
- */
-function installSignalHandlers(controller: AbortController, cleanup: () => void, running: { value: boolean }): void {
-  let received = 0;
-  for (const name of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(name, () => {
-      const code = name === 'SIGTERM' ? 143 : 130;
-      received++;
-      if (received > 1 || !running.value) {
-        cleanup();
-        process.exit(code);
-      }
-      controller.abort(new Interrupted(name));
-      setTimeout(() => {
-        cleanup();
-        process.exit(code);
-      }, INTERRUPT_DEADLINE_MS).unref();
-    });
-  }
-}
-
 async function failUsage(error: unknown, format: string | undefined, startedAt: number): Promise<void> {
   if (!(error instanceof UsageError)) throw error;
   process.stderr.write(`agent: ${error.message}\n`);
-  if (format === 'json' || format === 'stream-json') await writeStdout(resultLine(usageFailureResult(error.message, startedAt)));
+  if (format === 'json' || format === 'stream-json') {
+    await writeStdout(resultLine(resultBeforeRun({ kind: 'usage', stopReason: null, finalText: '', message: error.message }, '', startedAt)));
+  }
   exit(2);
 }
 

@@ -1,6 +1,6 @@
 import type { Outcome } from './outcome.js';
 import { exitCodeFor, SUBTYPES } from './outcome.js';
-import type { UsageTotals } from './usage.js';
+import { emptyUsage, type UsageTotals } from './usage.js';
 
 /** The machine-readable summary of a run: `--output-format json`, and the last line of `stream-json`. */
 export interface ResultObject {
@@ -52,21 +52,16 @@ export function buildResult(facts: RunFacts): ResultObject {
   };
 }
 
-/** The result object of a run that never started: a usage or configuration error. */
-export function usageFailureResult(message: string, startedAt: number): ResultObject {
-  return {
-    type: 'result',
-    subtype: SUBTYPES.usage,
-    is_error: true,
-    result: '',
-    stop_reason: null,
-    num_turns: 0,
-    duration_ms: Math.round(performance.now() - startedAt),
-    duration_api_ms: 0,
-    model: '',
-    usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+/** The result object of a run that ended before its first request: a usage error, or a signal while reading the prompt. */
+export function resultBeforeRun(outcome: Outcome, model: string, startedAt: number): ResultObject {
+  return buildResult({
+    outcome,
+    model,
+    numTurns: 0,
     commands: 0,
-    exit_code: 2,
-    error: message,
-  };
+    usage: emptyUsage(),
+    costUsd: undefined,
+    durationMs: performance.now() - startedAt,
+    apiMs: 0,
+  });
 }

@@ -6,7 +6,8 @@ import type { Config } from './config.js';
 import type { EventSink } from './events.js';
 import { agentLoop, type LoopEnd } from './loop.js';
 import { ApiFailure, ContextOverflow, createModelCall, type ModelStats } from './model.js';
-import { Interrupted, UsageError, type Outcome } from './outcome.js';
+import { interruptedOutcome } from './interrupt.js';
+import { UsageError, type Outcome } from './outcome.js';
 import { buildResult, type ResultObject } from './result.js';
 import { Shell } from './shell/exec.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -122,10 +123,7 @@ function describe(end: LoopEnd, config: Config): Outcome {
 
 function outcomeOfFailure(error: unknown, signal: AbortSignal, messages: Anthropic.MessageParam[]): Outcome {
   const finalText = lastAssistantText(messages);
-  if (signal.aborted) {
-    const name = signal.reason instanceof Interrupted ? signal.reason.signalName : 'SIGINT';
-    return { kind: 'interrupted', stopReason: null, finalText, signal: name, message: `Interrupted by ${name}.` };
-  }
+  if (signal.aborted) return interruptedOutcome(signal, finalText);
   if (error instanceof ApiFailure) {
     return { kind: 'api_error', stopReason: null, finalText, message: `API error ${error.message}${hintFor(error.message)}` };
   }

@@ -192,12 +192,17 @@ describe('directory and timeouts', () => {
     expect(fallback!.content).toBe(`${dir}\nnote: the directory ${join(dir, 'sub')} no longer exists; this command ran in ${dir}`);
   });
 
-  it('leaves no survivor from a subshell background job or a nohup job', async () => {
+  it('leaves no survivor from a subshell background job, a nohup job or a new session', async () => {
     const dir = tempDir();
-    const s = await serve([bash('(sleep 100 & echo $! > p1)'), bash('nohup sleep 100 > /dev/null 2>&1 & echo $! > p2'), answer('ok')]);
+    const s = await serve([
+      bash('(sleep 100 & echo $! > p1)'),
+      bash('nohup sleep 100 > /dev/null 2>&1 & echo $! > p2'),
+      bash('setsid sleep 100 > /dev/null 2>&1 & echo $! > p3'),
+      answer('ok'),
+    ]);
     const run = await runAgent(['go'], s.url, { cwd: dir });
     expect(run.code).toBe(0);
-    for (const file of ['p1', 'p2']) {
+    for (const file of ['p1', 'p2', 'p3']) {
       const pid = readPid(join(dir, file));
       expect(await waitUntil(() => !isRunning(pid), 2000), `${file} (pid ${pid}) still running`).toBe(true);
     }

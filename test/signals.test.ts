@@ -1,6 +1,6 @@
 // SIGINT and SIGTERM through the real binary: exit status, the result object, the transcript, and no process left.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answer, bash, runAgent, tempDir, type AgentOptions } from './support/run-agent.js';
@@ -51,7 +51,7 @@ function pidIn(file: string): number {
 }
 
 interface Signalling {
-  /** When the last signal was sent (performance.now()), once it was. */
+  /** When each signal was sent (performance.now()). */
   sentAt: number[];
   onSpawn: AgentOptions['onSpawn'];
 }
@@ -134,8 +134,31 @@ describe('a signal while waiting for the model', () => {
   });
 });
 
+describe('a signal while the prompt is still being read', () => {
+  it.each([
+    ['SIGINT', 130, 'json', [] as string[]],
+    ['SIGTERM', 143, 'stream-json', ['go']],
+  ] as const)('%s: exit %i, the result printed in %s, no request sent', async (signal, code, format, words) => {
+    const dir = tempDir();
+    const transcript = join(dir, 'run.jsonl');
+    const s = await serve([answer('never')]);
+    // The transcript is opened once the handlers are in place, just before stdin (an open pipe, never closed) is read.
+    const signalling = signalWhen(() => existsSync(transcript), [signal]);
+    const args = ['--output-format', format, '--transcript', transcript, ...words];
+    const run = await runAgent(args, s.url, { cwd: dir, stdin: 'open', onSpawn: signalling.onSpawn, timeoutMs: 15_000 });
+    const afterSignalMs = performance.now() - signalling.sentAt[0]!;
+    expect(run.code).toBe(code);
+    expect(afterSignalMs).toBeLessThan(1000);
+    const last = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    expect(last).toMatchObject({ type: 'result', subtype: 'error_interrupted', exit_code: code, num_turns: 0 });
+    expect(run.stderr).toContain(`Interrupted by ${signal}`);
+    expect(JSON.parse(readFileSync(transcript, 'utf8').trim())).toMatchObject({ subtype: 'error_interrupted' });
+    expect(s.requests).toHaveLength(0);
+  });
+});
+
 describe('a second signal', () => {
-  // The group ignores SIGTERM, so the first signal's graceful path waits out the kill grace (about 1.5 s).
+  // The group ignores SIGTERM, so the first signal's graceful path waits out the abort grace (about 0.5 s) before SIGKILL.
   const STUBBORN = `trap '' TERM; sleep 100 & echo $! > sleep.pid; wait`;
 
   it('the first alone takes the graceful path, which is slow when the command ignores SIGTERM', async () => {
@@ -144,8 +167,8 @@ describe('a second signal', () => {
     const signalling = signalWhen(() => pidIn(join(dir, 'sleep.pid')) > 0, ['SIGINT']);
     const { run, afterSignalMs } = await runAndSignal(['--output-format', 'json', 'go'], s, signalling, dir);
     expect(run.code).toBe(130);
-    expect(afterSignalMs).toBeGreaterThan(1000);
-    expect(afterSignalMs).toBeLessThan(2500);
+    expect(afterSignalMs).toBeGreaterThan(400);
+    expect(afterSignalMs).toBeLessThan(2000);
     expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'error_interrupted' });
     const pid = pidIn(join(dir, 'sleep.pid'));
     expect(await waitUntil(() => !isRunning(pid), 1000)).toBe(true);
@@ -158,7 +181,7 @@ describe('a second signal', () => {
     const { run, afterSignalMs } = await runAndSignal(['--output-format', 'json', 'go'], s, signalling, dir);
     expect(signalling.sentAt).toHaveLength(2);
     expect(run.code).toBe(130);
-    expect(afterSignalMs).toBeLessThan(500);
+    expect(afterSignalMs).toBeLessThan(250);
     const pid = pidIn(join(dir, 'sleep.pid'));
     expect(await waitUntil(() => !isRunning(pid), 1000)).toBe(true);
   });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -5,7 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { OutputCleaner } from './clean-output.js';
 import { OutputCapture } from './output-capture.js';
-import { ProcessGroups } from './process-groups.js';
+import { killMarked, ProcessGroups } from './process-groups.js';
 import { nonInteractiveEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
 import type { GroupRunResult, StreamName } from './spawn-group.js';
@@ -61,9 +62,13 @@ interface ScriptFiles {
 
 const DEFAULT_MAX_CHARS = 30_000;
 const KILL_GRACE_MS = 1_500;
+/** An interrupted run must end within 2 s, so an aborted command gets a shorter grace than a timed-out one. */
+const ABORT_GRACE_MS = 500;
 const DRAIN_MS = 150;
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); longer commands go through a file. */
 const MAX_INLINE_COMMAND_BYTES = 100_000;
+/** Set in every command's environment to this shell's id, so killAll finds processes that left their group. */
+const SHELL_ID_VARIABLE = 'AGENT_SHELL_ID';
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
@@ -85,6 +90,7 @@ export class Shell {
   private readonly lingering = new Set<Readable>();
   private stateDir: string | null = null;
   private commandCount = 0;
+  private readonly id = randomBytes(8).toString('hex');
 
   constructor(private readonly options: ShellOptions) {
     this.runCwd = path.resolve(options.runCwd);
@@ -145,10 +151,11 @@ export class Shell {
       outcome = await runInGroup({
         argv,
         cwd,
-        env: { ...nonInteractiveEnv(process.env, cwd), BASH_ENV: files.prologue },
+        env: { ...nonInteractiveEnv(process.env, cwd), BASH_ENV: files.prologue, [SHELL_ID_VARIABLE]: this.id },
         timeoutMs: timeoutSec * 1000,
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
         killGraceMs: KILL_GRACE_MS,
+        abortGraceMs: ABORT_GRACE_MS,
         drainMs: DRAIN_MS,
         onData: (stream, bytes) => capture.write(cleaners[stream].push(bytes)),
         onSpawn: (pgid) => this.groups.track(pgid),
@@ -182,9 +189,13 @@ export class Shell {
     });
   }
 
-  /** SIGKILL every process group this shell started that may still be alive. Synchronous, idempotent. */
+  /**
+   * SIGKILL every process group this shell started that may still be alive, and every process that left its group
+   * but still carries this shell's id. Synchronous, idempotent.
+   */
   killAll(): void {
     this.groups.killAll();
+    killMarked(SHELL_ID_VARIABLE, this.id);
     for (const stream of this.lingering) stream.destroy();
     this.lingering.clear();
   }
@@ -210,7 +221,8 @@ export class Shell {
   private ensureStateDir(): string {
     if (this.stateDir === null || !isDirectory(this.stateDir)) {
       // Resolved, so a sandbox that binds it by its real path finds BASH_ENV at the same path.
-      this.stateDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'agent-shell-')));
+      // Beside the spill files, so a caller that removes that directory on a hard exit removes this one too.
+      this.stateDir = realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-')));
     }
     return this.stateDir;
   }

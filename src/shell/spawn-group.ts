@@ -21,6 +21,8 @@ export interface GroupRunOptions {
   signal?: AbortSignal;
   /** Between SIGTERM and SIGKILL of the group on timeout or abort. */
   killGraceMs: number;
+  /** The grace after an abort (an interrupted run), usually shorter. */
+  abortGraceMs: number;
   /** How long to keep reading after the leader exits, for output still in flight. */
   drainMs: number;
   onData: (stream: StreamName, bytes: Buffer) => void;
@@ -104,10 +106,13 @@ export async function runInGroup(options: GroupRunOptions): Promise<GroupRunResu
     if (stopReason !== null || pgid === null) return;
     stopReason = reason;
     signalGroup(pgid, 'SIGTERM');
-    killTimer = setTimeout(() => {
-      killSent = true;
-      signalGroup(pgid, 'SIGKILL');
-    }, options.killGraceMs);
+    killTimer = setTimeout(
+      () => {
+        killSent = true;
+        signalGroup(pgid, 'SIGKILL');
+      },
+      reason === 'abort' ? Math.min(options.abortGraceMs, options.killGraceMs) : options.killGraceMs,
+    );
   };
   const timeoutTimer = setTimeout(() => stop('timeout'), options.timeoutMs);
   const onAbort = (): void => stop('abort');

@@ -1,0 +1,43 @@
+import { Interrupted, type Outcome } from './outcome.js';
+
+/** An interrupted run must be gone within 2 s; this is how long the orderly path may take before the process just exits. */
+const INTERRUPT_DEADLINE_MS = 1_800;
+
+/**
+ * First SIGINT or SIGTERM: abort the request, kill the command, and let the run end with what it knows (the normal
+ * path prints the result, before the run as during it); if that takes too long, exit anyway. A second signal exits
+ * at once.
+ */
+export function installSignalHandlers(controller: AbortController, cleanup: () => void): void {
+  let received = 0;
+  for (const name of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(name, () => {
+      const code = name === 'SIGTERM' ? 143 : 130;
+      received++;
+      if (received > 1) {
+        cleanup();
+        process.exit(code);
+      }
+      controller.abort(new Interrupted(name));
+      setTimeout(() => {
+        cleanup();
+        process.exit(code);
+      }, INTERRUPT_DEADLINE_MS).unref();
+    });
+  }
+}
+
+/** The promise's value, or undefined as soon as the signal aborts (the promise is left to settle unobserved). */
+export function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+export function interruptedOutcome(signal: AbortSignal, finalText = ''): Outcome {
+  const name = signal.reason instanceof Interrupted ? signal.reason.signalName : 'SIGINT';
+  return { kind: 'interrupted', stopReason: null, finalText, signal: name, message: `Interrupted by ${name}.` };
+}
