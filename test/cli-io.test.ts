@@ -1,19 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answer, answerWithLastResult, bash, messageText, runAgent, tempDir } from './support/run-agent.js';
-import { startServer, type TestServer, type Turn } from './support/server.js';
+import type { TestServer } from './support/server.js';
+import { useServer } from './support/use-server.js';
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function serve(script: Turn[], options?: Parameters<typeof startServer>[1]) {
-  server = await startServer(script, options);
-  return server;
-}
+const serve = useServer();
 const firstUserText = (s: TestServer, request = 0) => messageText((s.validRequests()[request]!.body.messages as Array<{ content: unknown }>)[0]!.content);
 
 describe('a run through the binary', () => {

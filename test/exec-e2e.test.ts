@@ -2,47 +2,16 @@
 // to the scripted test server. test/exec.test.ts covers the executor directly; this proves the wiring.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { isRunning, waitUntil } from './support/processes.js';
 import { answer, answerWithLastResult, bash, runAgent, tempDir, toolResults } from './support/run-agent.js';
-import { startServer, type RecordedRequest, type TestServer, type Turn } from './support/server.js';
+import { type RecordedRequest, type TestServer, type Turn } from './support/server.js';
+import { useServer } from './support/use-server.js';
 
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 const MARKER = /\[\.\.\. [\d,]+ characters \([\d,]+ lines\) omitted; the full output \([\d,]+ characters\) is in (\S+) \.\.\.\]/;
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function serve(script: Turn[]) {
-  server = await startServer(script);
-  return server;
-}
-
-/** A process counts as running until it is gone or a zombie waiting to be reaped. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false; // vanished between the two looks
-  }
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return condition();
-}
+const serve = useServer();
 
 function readPid(file: string): number {
   const pid = Number(readFileSync(file, 'utf8').trim());

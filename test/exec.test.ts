@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isRunning, waitUntil } from './support/processes.js';
 import { Shell } from '../src/shell/exec.js';
 import type { ShellOptions } from '../src/shell/exec.js';
 
@@ -26,31 +27,6 @@ function makeShell(options: Partial<ShellOptions> = {}): Shell {
   const shell = new Shell({ runCwd: dir, defaultTimeoutSec: 20, maxTimeoutSec: 60, spillDir: dir, ...options });
   shells.push(shell);
   return shell;
-}
-
-/** A process counts as running until it is gone or a zombie waiting to be reaped. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return condition();
 }
 
 function readPid(file: string): number {

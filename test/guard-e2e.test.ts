@@ -4,17 +4,10 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answer, bash, runAgent, tempDir, toolResults } from './support/run-agent.js';
-import { startServer, type TestServer, type Turn } from './support/server.js';
+import type { TestServer } from './support/server.js';
+import { useServer } from './support/use-server.js';
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function serve(script: Turn[]) {
-  server = await startServer(script);
-  return server;
-}
+const serve = useServer();
 const lastResult = (s: TestServer, request: number) => toolResults(s.validRequests()[request]!)[0]!;
 
 /** A directory holding a harmless stand-in for sudo, put first on PATH, so a command that slips through is visible and safe. */

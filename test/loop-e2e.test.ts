@@ -1,18 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answer, bash, messageText, runAgent, tempDir, toolResults } from './support/run-agent.js';
-import { startServer, type TestServer, type Turn } from './support/server.js';
+import { type TestServer, type Turn } from './support/server.js';
+import { useServer } from './support/use-server.js';
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function serve(script: Turn[]) {
-  server = await startServer(script);
-  return server;
-}
+const serve = useServer();
 const json = (stdout: string) => JSON.parse(stdout);
 const jsonRun = (s: TestServer, args: string[] = [], options = {}) => runAgent(['--output-format', 'json', ...args, 'do it'], s.url, options);
 
@@ -191,7 +184,6 @@ describe('retries', () => {
     const s = await serve([]);
     const url = s.url;
     await s.close();
-    server = undefined;
     const run = await runAgent(['hi'], url);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/attempt 6 of 6/);

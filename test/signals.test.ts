@@ -2,53 +2,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { isRunning, waitUntil, pidIn } from './support/processes.js';
 import { answer, bash, runAgent, tempDir, type AgentOptions } from './support/run-agent.js';
-import { startServer, type TestServer, type Turn } from './support/server.js';
+import { type TestServer, type Turn } from './support/server.js';
+import { useServer } from './support/use-server.js';
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function serve(script: Turn[]) {
-  server = await startServer(script);
-  return server;
-}
-
-/** A process counts as running until it is gone or a zombie waiting to be reaped. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false; // vanished between the two looks
-  }
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return condition();
-}
-
-/** The pid a command wrote to `file`, or 0 while it has not (fully) written it. */
-function pidIn(file: string): number {
-  try {
-    return Number(readFileSync(file, 'utf8').trim()) || 0;
-  } catch {
-    return 0;
-  }
-}
+const serve = useServer();
 
 interface Signalling {
   /** When each signal was sent (performance.now()). */
