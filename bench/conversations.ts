@@ -1,18 +1,18 @@
 // Figures that need whole conversations: peak memory under a flood of output, the token bill with
 // and without caching, and a long run against a server that enforces its context window.
 
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { numberedLinesCommand } from '../test/support/bench-workloads.js';
 import { answer, bash, tempDir } from '../test/support/run-agent.js';
-import { countTokens, startServer, type Turn } from '../test/support/server.js';
+import { countTokens, startServer, type TestServer, type Turn } from '../test/support/server.js';
 import { agentEnv, expectRun, type Figure } from './figures.js';
 import { AGENT_BIN, timedRun, type Finished } from './measure.js';
 import { TOKEN_RUN_DESCRIPTION, tokenRunScript, writeProject } from './fixture.js';
 
 interface ScriptedRun {
   run: Finished;
-  server: Awaited<ReturnType<typeof startServer>>;
+  server: TestServer;
 }
 
 async function runScript(script: Turn[], args: string[], cwd: string, tmp: string, options: { contextWindow?: number; sampleRss?: boolean } = {}): Promise<ScriptedRun> {
@@ -31,20 +31,21 @@ const FLOOD_COMMAND = `head -c ${FLOOD_BYTES} /dev/zero | tr '\\0' 'a'`;
 /** Peak RSS of the agent's own process while its one command prints 1 GB; the highest of the runs. */
 export async function measureFloodRss(repetitions: number, tmp: string): Promise<Figure> {
   const peaksMb: number[] = [];
-  const spilledBytes: number[] = [];
+  const printedChars: number[] = [];
   const walls: number[] = [];
   let processName: string | undefined;
   for (let i = 0; i < repetitions; i++) {
-    const spillDir = mkdtempSync(join(tmp, 'flood-'));
+    const runTmp = mkdtempSync(join(tmp, 'flood-'));
     try {
-      const { run } = await runScript([bash(FLOOD_COMMAND), answer('done')], ['-q', 'print a lot'], tmp, spillDir, { sampleRss: true });
-      expectRun('1 GB flood run', run.code === 0 && run.peakRssKb !== undefined, run);
+      const { run, server } = await runScript([bash(FLOOD_COMMAND), answer('done')], ['-q', 'print a lot'], tmp, runTmp, { sampleRss: true });
+      const printed = charsPrinted(server.validRequests()[1]?.body);
+      expectRun('1 GB flood run', run.code === 0 && run.peakRssKb !== undefined && printed >= FLOOD_BYTES * 0.99, run);
       peaksMb.push(run.peakRssKb! / 1024);
       processName = run.processName;
-      spilledBytes.push(directoryBytes(spillDir));
+      printedChars.push(printed);
       walls.push(run.wallMs);
     } finally {
-      rmSync(spillDir, { recursive: true, force: true });
+      rmSync(runTmp, { recursive: true, force: true });
     }
   }
   const peak = Math.max(...peaksMb);
@@ -55,17 +56,19 @@ export async function measureFloodRss(repetitions: number, tmp: string): Promise
     unit: 'MB',
     target: '≤ 120 MB',
     pass: peak <= 120,
-    detail: `highest VmHWM of ${repetitions} runs of \`${FLOOD_COMMAND}\` (process "${processName}"), polled from /proc every 5 ms; spill file ${(Math.min(...spilledBytes) / 1e6).toFixed(0)} MB; run ${(Math.min(...walls) / 1000).toFixed(1)} s`,
-    data: { peaksMb, spilledBytes, wallMs: walls, processName },
+    detail:
+      `highest VmHWM of ${repetitions} runs of \`${FLOOD_COMMAND}\` (process "${processName}"), polled from /proc every 5 ms; ` +
+      `the model was told of ${(Math.min(...printedChars) / 1e6).toFixed(0)} M characters; run ${(Math.min(...walls) / 1000).toFixed(1)} s`,
+    data: { peaksMb, printedChars, wallMs: walls, processName },
   };
 }
 
-function directoryBytes(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
-  }
-  return total;
+/** Characters the command printed, as the tool result reports them: what it kept plus what its marker says it left out. */
+function charsPrinted(body: unknown): number {
+  const messages = (body as { messages?: Array<{ content: unknown }> } | undefined)?.messages ?? [];
+  const content = JSON.stringify(messages.at(-1)?.content ?? '');
+  const omitted = /\[\.\.\. ([\d,]+) characters/.exec(content)?.[1];
+  return omitted === undefined ? 0 : Number(omitted.replace(/,/g, '')) + content.length;
 }
 
 interface Bill {

@@ -2,7 +2,7 @@
 // each figure beside its target. The same figures go to bench/results/latest.json.
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, release } from 'node:os';
+import { cpus, loadavg, release } from 'node:os';
 import { join, resolve } from 'node:path';
 import { tempDir } from '../test/support/run-agent.js';
 import { measureCachingBill, measureFloodRss, measureLongRun } from './conversations.js';
@@ -11,7 +11,7 @@ import { measurePerTurn, measureStartup } from './startup.js';
 
 const RESULTS_DIR = resolve(import.meta.dirname, 'results');
 const STARTUP_REPETITIONS = 21;
-const PER_TURN_PAIRS = 9;
+const PER_TURN_PAIRS = 15;
 const FLOOD_RUNS = 3;
 
 function formatValue(figure: Figure): string {
@@ -32,8 +32,15 @@ function table(figures: Figure[]): string {
   return [line(rows[0]!), rule, ...rows.slice(1).map(line), '', 'How each figure was measured:', ...notes].join('\n');
 }
 
+/** The 1-minute load average, per core: above about 0.5 other work is competing and times are inflated. */
+function loadPerCore(): number {
+  return loadavg()[0]! / cpus().length;
+}
+
 async function main(): Promise<void> {
   const tmp = tempDir('agent-bench-');
+  const loadBefore = loadPerCore();
+  if (loadBefore > 0.5) process.stderr.write(`bench: warning: the machine is busy (load ${loadBefore.toFixed(2)} per core); time figures will be inflated\n`);
   const started = performance.now();
   const figures: Figure[] = [];
   const step = async <T extends Figure | Figure[]>(name: string, measure: () => Promise<T>) => {
@@ -52,7 +59,11 @@ async function main(): Promise<void> {
   }
 
   const totalSeconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${table(figures)}\n\nbench took ${totalSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}\n`);
+  const load = { before: loadBefore, after: loadPerCore() };
+  process.stdout.write(
+    `${table(figures)}\n\nbench took ${totalSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ` +
+      `load per core ${load.before.toFixed(2)} before, ${load.after.toFixed(2)} after\n`,
+  );
   mkdirSync(RESULTS_DIR, { recursive: true });
   const record = {
     date: new Date().toISOString(),
@@ -61,6 +72,7 @@ async function main(): Promise<void> {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model,
     totalSeconds,
+    loadPerCore: load,
     allPass: figures.every((figure) => figure.pass !== false),
     figures,
   };

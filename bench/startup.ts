@@ -1,5 +1,6 @@
 // Start-up figures (the node floor, --version, spawn to first request) and per-turn overhead.
 
+import { spawn } from 'node:child_process';
 import { answer, bash } from '../test/support/run-agent.js';
 import { startServer, type Turn } from '../test/support/server.js';
 import { agentEnv, expectRun, type Figure } from './figures.js';
@@ -92,15 +93,18 @@ const LONG_RUN_TURNS = 30;
 export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptions): Promise<Figure> {
   const oneTurn: number[] = [];
   const longRun: number[] = [];
+  const serverCpuPerTurn: number[] = [];
   const longScript = (): Turn[] => [...Array.from({ length: LONG_RUN_TURNS - 1 }, () => bash('true')), answer('done')];
   for (let round = 0; round < warmups + repetitions; round++) {
     const short = await timeScript([answer('done')], tmp, 1);
     const long = await timeScript(longScript(), tmp, LONG_RUN_TURNS);
     if (round < warmups) continue;
-    oneTurn.push(short);
-    longRun.push(long);
+    oneTurn.push(short.wallMs);
+    longRun.push(long.wallMs);
+    serverCpuPerTurn.push((long.serverCpuMs - short.serverCpuMs) / (LONG_RUN_TURNS - 1));
   }
   const perTurn = (median(longRun) - median(oneTurn)) / (LONG_RUN_TURNS - 1);
+  const bashAlone = await timeBashSpawns(41, tmp);
   return {
     id: 'per_turn_overhead',
     label: 'harness overhead per turn',
@@ -110,18 +114,49 @@ export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptio
     pass: perTurn <= 5,
     detail:
       `(median ${LONG_RUN_TURNS}-turn run ${median(longRun).toFixed(1)} ms − median 1-turn run ${median(oneTurn).toFixed(1)} ms) / ` +
-      `${LONG_RUN_TURNS - 1}; command \`true\`, instant replies, ${repetitions} pairs`,
-    data: { oneTurnMs: summary(oneTurn), longRunMs: summary(longRun), turns: LONG_RUN_TURNS },
+      `${LONG_RUN_TURNS - 1}; command \`true\`, instant replies, ${repetitions} pairs; ` +
+      `CPU this process (the test server) spent per extra turn, included in the figure: ${median(serverCpuPerTurn).toFixed(2)} ms; ` +
+      `for scale, spawning \`bash -c true\` from node alone takes ${median(bashAlone).toFixed(2)} ms`,
+    data: {
+      oneTurnMs: summary(oneTurn),
+      longRunMs: summary(longRun),
+      serverCpuPerTurnMs: summary(serverCpuPerTurn),
+      bashSpawnMs: summary(bashAlone),
+      turns: LONG_RUN_TURNS,
+    },
   };
 }
 
-async function timeScript(script: Turn[], tmp: string, expectedRequests: number): Promise<number> {
+/**
+ * Wall time of one run, and the CPU this process (the test server, in practice) spent meanwhile:
+ * the server is part of every turn's round trip, so its share is worth knowing.
+ */
+async function timeScript(script: Turn[], tmp: string, expectedRequests: number): Promise<{ wallMs: number; serverCpuMs: number }> {
   const server = await startServer(script);
   try {
+    const cpuBefore = process.cpuUsage();
     const run = await timedRun(AGENT_BIN, ['run the commands'], { env: agentEnv(server.url, tmp), cwd: tmp });
+    const cpu = process.cpuUsage(cpuBefore);
     expectRun(`${expectedRequests}-turn run`, run.code === 0 && server.validRequests().length === expectedRequests, run);
-    return run.wallMs;
+    return { wallMs: run.wallMs, serverCpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await server.close();
   }
+}
+
+/** The floor under any turn that runs a command: a detached `bash -c true`, spawned and reaped from this process. */
+async function timeBashSpawns(count: number, tmp: string): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('bash', ['-c', 'true'], { cwd: tmp, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.resume();
+      child.stderr.resume();
+      child.on('error', reject);
+      child.on('close', () => resolve());
+    });
+    times.push(performance.now() - started);
+  }
+  return times;
 }
