@@ -1,4 +1,7 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import { nodeFetch } from './http-fetch.js';
+import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import { withCacheBreakpoints, type RequestParts } from './cache.js';
 import type { Config } from './config.js';
 import { ContextBudget } from './context.js';
@@ -41,11 +44,12 @@ export type CallModel = (messages: Anthropic.MessageParam[], signal: AbortSignal
  * (which the SDK never retries), goes through one policy and is announced.
  */
 export function createModelCall({ config, system, tools, emit, stats }: ModelSetup): CallModel {
-  const client = new Anthropic({
+  const client = new Messages(new BaseAnthropic({
     ...config.credentials,
     baseURL: config.baseURL ?? null,
     maxRetries: 0,
-  });
+    fetch: nodeFetch,
+  }));
   const budget = new ContextBudget({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens });
   const systemBlocks: Anthropic.TextBlockParam[] = [{ type: 'text', text: system }];
   let turn = 0;
@@ -65,7 +69,7 @@ export function createModelCall({ config, system, tools, emit, stats }: ModelSet
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       try {
-        const stream = client.messages.stream(
+        const stream = client.stream(
           { model: config.model, max_tokens: config.maxTokens, system: request.system, tools: request.tools, messages: request.messages },
           { signal },
         );

@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk/core/error';
 
 /** At least 4 attempts in all, per the contract; 6 rides out a few minutes of overload with the backoff below. */
 export const MAX_ATTEMPTS = 6;

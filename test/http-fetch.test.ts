@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nodeFetch } from '../src/http-fetch.js';
+import { tempDir } from './support/run-agent.js';
+
+let server: Server | ReturnType<typeof createHttpServer> | undefined;
+afterEach(() => {
+  server?.closeAllConnections();
+  server?.close();
+  delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+});
+
+function listen(s: NonNullable<typeof server>): Promise<number> {
+  server = s;
+  return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)));
+}
+
+const echo = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', () => {
+    res.writeHead(201, { 'content-type': 'application/json', 'x-seen-auth': String(req.headers.authorization) });
+    res.end(JSON.stringify({ method: req.method, path: req.url, body }));
+  });
+};
+
+describe('nodeFetch, the SDK transport', () => {
+  it('sends the method, headers and body, and returns status, headers and a streamed body', async () => {
+    const port = await listen(createHttpServer(echo));
+    const response = await nodeFetch(`http://127.0.0.1:${port}/v1/messages?beta=true`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-seen-auth')).toBe('Bearer k');
+    expect(await response.json()).toEqual({ method: 'POST', path: '/v1/messages?beta=true', body: '{"a":1}' });
+  });
+
+  it('speaks https', async () => {
+    const dir = tempDir();
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    const port = await listen(createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, echo));
+    await expect(nodeFetch(`https://127.0.0.1:${port}/x`)).rejects.toThrow(/self-signed|certificate/i);
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    const response = await nodeFetch(`https://127.0.0.1:${port}/x`, { method: 'POST', body: 'over tls' });
+    expect(await response.json()).toMatchObject({ body: 'over tls' });
+  });
+
+  it('rejects at once when aborted, and when the connection is refused', async () => {
+    const port = await listen(createHttpServer(() => {}));
+    const controller = new AbortController();
+    const pending = nodeFetch(`http://127.0.0.1:${port}/hang`, { signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toThrow(/abort/i);
+    await expect(nodeFetch('http://127.0.0.1:9/closed')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+});
