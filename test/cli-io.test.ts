@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answer, answerWithLastResult, bash, messageText, runAgent, tempDir } from './support/run-agent.js';
-import type { TestServer } from './support/server.js';
+import { AGENT_BIN, answer, answerWithLastResult, baseEnv, bash, messageText, runAgent, tempDir } from './support/run-agent.js';
+import { startServer, type TestServer } from './support/server.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
@@ -135,6 +135,33 @@ describe('a run through the binary', () => {
     expect(normal.stderr).toContain('$ seq 1 10');
     expect(normal.stderr).toMatch(/│ 4\n.*6 more lines/s);
     expect(normal.stderr).not.toContain('\n10\n');
+  });
+});
+
+describe('stdout and concurrency', () => {
+  it('delivers a large answer whole to a slow reader', async () => {
+    const big = Array.from({ length: 40_000 }, (_, i) => `line ${i} of the answer`).join('\n');
+    const s = await serve([answer(big)]);
+    const child = spawn(AGENT_BIN, ['go'], { cwd: tempDir(), env: baseEnv(s.url), stdio: ['ignore', 'pipe', 'ignore'] });
+    child.stdout.pause();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stdout.resume();
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out).toBe(`${big}\n`);
+  });
+
+  it('runs side by side in one directory without sharing state', async () => {
+    const dir = tempDir();
+    const servers = await Promise.all([1, 2, 3, 4].map((n) => startServer([bash(`echo run-${n} > out-${n}; cat out-${n}`), answerWithLastResult()])));
+    try {
+      const runs = await Promise.all(servers.map((s) => runAgent(['go'], s.url, { cwd: dir })));
+      expect(runs.map((run) => run.stdout)).toEqual(['run-1\n', 'run-2\n', 'run-3\n', 'run-4\n']);
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+    }
   });
 });
 
