@@ -22,7 +22,7 @@ export function classifyFailure(error: unknown, signal: AbortSignal): FailureCla
     return { kind: 'retryable', reason: description, retryAfterMs: retryAfter(error) };
   }
   if (error instanceof APIConnectionError) {
-    return { kind: 'retryable', reason: `connection failed: ${error.message}`, retryAfterMs: undefined };
+    return { kind: 'retryable', reason: `connection failed: ${causeText(error)}`, retryAfterMs: undefined };
   }
   // Status-less SDK errors come from the stream itself: an `error` event mid-way, or a stream that ended early.
   if (error instanceof AnthropicError) {
@@ -30,7 +30,7 @@ export function classifyFailure(error: unknown, signal: AbortSignal): FailureCla
   }
   // A connection reset mid-stream reaches us as fetch's own error (TypeError: terminated), not as an SDK error.
   if (isNetworkError(error)) {
-    return { kind: 'retryable', reason: `connection lost: ${networkErrorText(error)}`, retryAfterMs: undefined };
+    return { kind: 'retryable', reason: `connection lost: ${causeText(error)}`, retryAfterMs: undefined };
   }
   throw error;
 }
@@ -41,9 +41,11 @@ function isNetworkError(error: unknown): error is Error {
   return (error instanceof TypeError && error.message === 'terminated') || (typeof code === 'string' && /^(UND_ERR|E[A-Z]+$)/.test(code));
 }
 
-function networkErrorText(error: Error): string {
-  const cause = error.cause as { code?: string; message?: string } | undefined;
-  return cause?.code ? `${error.message} (${cause.code})` : error.message;
+/** The most specific text an error carries: its cause's code and message when there is one (ECONNREFUSED …). */
+function causeText(error: Error): string {
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  if (!cause || typeof cause.message !== 'string') return error.message;
+  return typeof cause.code === 'string' && !cause.message.includes(cause.code) ? `${cause.code}: ${cause.message}` : cause.message;
 }
 
 function isRetryableStatus(status: number): boolean {

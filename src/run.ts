@@ -125,7 +125,7 @@ function outcomeOfFailure(error: unknown, signal: AbortSignal, messages: Anthrop
   const finalText = lastAssistantText(messages);
   if (signal.aborted) return interruptedOutcome(signal, finalText);
   if (error instanceof ApiFailure) {
-    return { kind: 'api_error', stopReason: null, finalText, message: `API error ${error.message}${hintFor(error.message)}` };
+    return { kind: 'api_error', stopReason: null, finalText, message: `API request failed: ${error.message}${hintFor(error.message)}` };
   }
   if (error instanceof ContextOverflow) return { kind: 'context', stopReason: null, finalText, message: error.message };
   throw error;
