@@ -65,6 +65,7 @@ export interface Config {
   baseURL: string | undefined;
   debug: boolean;
   retryBaseDelayMs: number;
+  streamIdleMs: number;
 }
 
 /**
@@ -112,7 +113,8 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
     credentials: readCredentials(env),
     baseURL: readBaseURL(env),
     debug: Boolean(nonEmpty(env.AGENT_DEBUG)) || Boolean(raw.verbose),
-    retryBaseDelayMs: env.AGENT_RETRY_BASE_MS === undefined ? 500 : positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
+    retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
+    streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
   };
 }
 

@@ -8,6 +8,7 @@ import { ContextBudget } from './context.js';
 import { requestCostUsd } from './pricing.js';
 import type { EventSink } from './events.js';
 import { classifyFailure, MAX_ATTEMPTS, retryDelayMs } from './retry.js';
+import { watchForStall } from './stall-watch.js';
 import { addUsage, promptTokens, type UsageTotals } from './usage.js';
 
 /** The API refused or kept failing: exit 3. */
@@ -68,11 +69,13 @@ export function createModelCall({ config, system, tools, emit, stats }: ModelSet
 
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
+      const watch = watchForStall(signal, config.streamIdleMs);
       try {
         const stream = client.stream(
           { model: config.model, max_tokens: config.maxTokens, system: request.system, tools: request.tools, messages: request.messages },
-          { signal },
+          { signal: watch.signal },
         );
+        stream.on('streamEvent', watch.touch);
         stream.on('text', (text) => emit({ type: 'text_delta', text }));
         const message = await stream.finalMessage();
         stats.apiMs += performance.now() - started;
@@ -84,7 +87,9 @@ export function createModelCall({ config, system, tools, emit, stats }: ModelSet
         return message;
       } catch (error) {
         stats.apiMs += performance.now() - started;
-        const failure = classifyFailure(error, signal);
+        const failure = watch.stalled()
+          ? { kind: 'retryable' as const, reason: `stream stalled: no data for ${config.streamIdleMs / 1000} s`, retryAfterMs: undefined }
+          : classifyFailure(error, signal);
         if (failure.kind === 'aborted') throw signal.reason ?? error;
         if (failure.kind === 'fatal') throw new ApiFailure(failure.message);
         if (attempt >= MAX_ATTEMPTS) {
@@ -93,6 +98,8 @@ export function createModelCall({ config, system, tools, emit, stats }: ModelSet
         const delayMs = retryDelayMs(attempt, config.retryBaseDelayMs, failure.retryAfterMs);
         emit({ type: 'retry', attempt: attempt + 1, maxAttempts: MAX_ATTEMPTS, delayMs, reason: failure.reason });
         await sleep(delayMs, signal);
+      } finally {
+        watch.stop();
       }
     }
   };

@@ -146,6 +146,18 @@ describe('retries', () => {
     expect(s.requests.filter((request) => request.path.startsWith('/v1/messages'))).toHaveLength(2);
   });
 
+  it.each([
+    ['before the response starts', { kind: 'hang' }],
+    ['mid-stream', { kind: 'message', content: [{ type: 'text', text: 'slow' }], chunkDelayMs: 5_000 }],
+  ] as Array<[string, Turn]>)('retries a stream that stalls %s', async (_name, stall) => {
+    const s = await serve([stall, answer('unstuck')]);
+    const run = await jsonRun(s, [], { env: { AGENT_STREAM_IDLE_MS: '400' } });
+    expect(run.code).toBe(0);
+    expect(json(run.stdout).result).toBe('unstuck');
+    expect(run.stderr).toMatch(/retrying in .*stream stalled: no data for 0\.4 s/);
+    expect(run.durationMs).toBeLessThan(4_000);
+  });
+
   it('honours retry-after', async () => {
     const s = await serve([{ kind: 'http_error', status: 429, headers: { 'retry-after': '2' } }, answer('ok')]);
     const run = await jsonRun(s);
