@@ -55,7 +55,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   const toolbox = createToolbox([
     createBashTool({
       shell,
-      guard: createGuardCheck(config),
+      guard: createGuardCheck(config, () => shell.cwd),
       maxTimeoutSec: config.maxTimeoutSec,
       defaultTimeoutSec: config.timeoutSec,
       emit: countingEmit,
@@ -101,10 +101,10 @@ async function sandboxWrapper(workDir: string, tmpDir: string) {
 }
 
 /** The guard's parser loads on the first command, not at start-up. */
-function createGuardCheck(config: Config): GuardCheck {
+function createGuardCheck(config: Config, cwd: () => string): GuardCheck {
   return async (command) => {
     const { judgeCommand } = await import('./shell/guard.js');
-    const verdict = await judgeCommand(command, config.guard);
+    const verdict = await judgeCommand(command, config.guard, cwd());
     return verdict.allowed ? verdict : { allowed: false, reason: verdict.reason };
   };
 }

@@ -10,6 +10,15 @@ async function judge(script: string, policy: GuardPolicy = DEFAULT_POLICY): Prom
 
 // [command, rule id that must block it]
 const DANGEROUS: readonly (readonly [string, string])[] = [
+  ['rm -rf /tmp', 'recursive-delete'],
+  ['rm -rf /tmp/*', 'recursive-delete'],
+  ['rm -rf /mnt', 'recursive-delete'],
+  ['busybox rm -rf /', 'recursive-delete'],
+  ['cd / && rm -rf *', 'recursive-delete'],
+  ['cd ~ && rm -rf .', 'recursive-delete'],
+  ['cd /usr; rm -rf ./*', 'recursive-delete'],
+  ['cd /tmp/x/.. && rm -rf *', 'recursive-delete'],
+  ['cd / && chmod -R 777 .', 'recursive-permissions'],
   // privilege escalation, in every disguise
   ['sudo id', 'privilege-escalation'],
   ['su -c "id"', 'privilege-escalation'],
@@ -131,6 +140,9 @@ const DANGEROUS: readonly (readonly [string, string])[] = [
 ];
 
 const SAFE: readonly string[] = [
+  'cd build && rm -rf *',
+  'cd /tmp/work && rm -rf *',
+  'cd / && ls && cd - && rm -rf *',
   'ls > /dev/null',
   'ls 2>/dev/null',
   'make &> /dev/null',
@@ -157,7 +169,6 @@ const SAFE: readonly string[] = [
   'rm -rf build dist',
   'rm -rf node_modules',
   'rm -rf /tmp/x',
-  'rm -rf /tmp/*',
   'rm -rf /var/tmp/cache',
   'rm -rf ~/.cache/pip',
   'rm -rf "$HOME/.npm/_cacache"',
@@ -366,5 +377,27 @@ describe('validateRule', () => {
 
   it.each([[''], ['   '], ['git [abc'], ['trailing \\'], ['x [[:nope:]]']])('rejects %j with a message', (glob) => {
     expect(validateRule(glob)).toEqual(expect.any(String));
+  });
+});
+
+describe('relative paths, judged from the directory the command starts in', () => {
+  const home = process.env.HOME ?? '/root';
+  it.each([
+    ['rm -rf *', '/'],
+    ['rm -rf .', home],
+    ['rm -rf ../*', '/usr/lib'],
+    ['rm -rf ..', '/tmp'],
+    ['chmod -R 000 .', '/etc'],
+  ])('blocks %s in %s', async (script, cwd) => {
+    expect(await judgeCommand(script, DEFAULT_POLICY, cwd)).toMatchObject({ allowed: false });
+  });
+
+  it.each([
+    ['rm -rf *', '/tmp/agent-project'],
+    ['rm -rf build/out', '/'],
+    ['rm -rf .cache', home],
+    ['cd srv/app && rm -rf *', '/'],
+  ])('allows %s in %s', async (script, cwd) => {
+    expect(await judgeCommand(script, DEFAULT_POLICY, cwd)).toEqual({ allowed: true });
   });
 });

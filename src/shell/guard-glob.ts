@@ -100,13 +100,6 @@ function escapeClassChar(char: string): string {
   return /[\\\]^[-]/.test(char) ? `\\${char}` : char;
 }
 
-/** True when some string matched by the glob could equal one of the names. */
-export function globMatchesAny(glob: string, names: readonly string[]): boolean {
-  const compiled = compileGlob(glob);
-  if (!compiled.ok) return names.includes(glob);
-  return names.some((name) => compiled.regexp.test(name));
-}
-
 /** Null when the glob is a usable --allow / --deny rule, else what is wrong with it. */
 export function validateRule(glob: string): string | null {
   const rule = normalizeRule(glob);

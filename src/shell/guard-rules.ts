@@ -46,14 +46,6 @@ export interface GuardRule {
   readonly matchers: readonly Matcher[];
 }
 
-/** Top-level directories that a recursive delete or permission change must never reach. */
-export const SYSTEM_DIRECTORIES: readonly string[] = [
-  'bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'libx32', 'opt', 'proc',
-  'root', 'run', 'sbin', 'srv', 'sys', 'usr', 'var',
-  // macOS
-  'Applications', 'Library', 'System', 'Users', 'Volumes', 'private',
-];
-
 /** Paths that start with one of these are disks, partitions or raw kernel interfaces. */
 export const BLOCK_DEVICE_PREFIXES: readonly string[] = [
   '/dev/sd', '/dev/hd', '/dev/vd', '/dev/xvd', '/dev/nvme', '/dev/mmcblk', '/dev/disk',

@@ -1,7 +1,6 @@
 // Target classes of the built-in rules: paths whose loss breaks the machine or the user's
 // home, and disk devices.
-import { globMatchesAny } from './guard-glob.js';
-import { BLOCK_DEVICE_PREFIXES, SYSTEM_DIRECTORIES } from './guard-rules.js';
+import { BLOCK_DEVICE_PREFIXES } from './guard-rules.js';
 import type { TargetClass } from './guard-rules.js';
 import type { GuardWord } from './guard-words.js';
 
@@ -10,7 +9,7 @@ export function isTarget(targetClass: TargetClass, word: GuardWord): boolean {
 }
 
 /**
- * `/`, `/*`, `//`, `/..`, a top-level system directory (or its contents), `~`, `~/`, `~/*`,
+ * `/`, `/*`, `//`, `/..`, any top-level directory (or its contents), `~`, `~/`, `~/*`,
  * `$HOME`, `${HOME}`, and anything above the home directory (`~/..`).
  */
 export function isCriticalPath(word: GuardWord): boolean {
@@ -21,8 +20,8 @@ export function isCriticalPath(word: GuardWord): boolean {
   // `dir/*` and `dir/.*` put everything in `dir` at stake, as `dir` itself does.
   while (segments.length > 0 && /^\.?\*+$/.test(segments[segments.length - 1] as string)) segments.pop();
   if (segments.length === 0) return true;
-  if (shape.base === 'home' || segments.length > 1) return false;
-  return globMatchesAny(segments[0] as string, SYSTEM_DIRECTORIES);
+  // Every top-level directory counts, not only the well-known system ones: /tmp, /mnt, /srv, a container's /app.
+  return shape.base === 'root' && segments.length === 1;
 }
 
 export function isBlockDevice(word: GuardWord): boolean {

@@ -33,6 +33,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
   nice: { valueOptions: ['-n', '--adjustment'], runs: 'command' },
   nohup: { valueOptions: [], runs: 'command' },
+  busybox: { valueOptions: [], runs: 'command' },
   timeout: { valueOptions: ['-k', '--kill-after', '-s', '--signal'], positionals: 1, runs: 'command' },
   command: { valueOptions: [], stopOptions: ['-v', '-V'], runs: 'command' },
   builtin: { valueOptions: [], runs: 'command' },

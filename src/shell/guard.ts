@@ -2,6 +2,7 @@
 // --sandbox). It parses a command line with a real bash parser and judges every simple
 // command in it against the built-in deny rules and the user's --allow / --deny rules.
 import { compileGlob, normalizeRule } from './guard-glob.js';
+import { resolveRelativePaths } from './guard-cwd.js';
 import { brokenRule } from './guard-match.js';
 import { BUILTIN_RULES } from './guard-rules.js';
 import type { Finding, Invocation, ProblemFinding, WalkResult } from './guard-walk.js';
@@ -30,7 +31,8 @@ export { validateRule } from './guard-glob.js';
 
 let walker: Promise<typeof import('./guard-walk.js')> | undefined;
 
-export async function judgeCommand(script: string, policy: GuardPolicy): Promise<GuardVerdict> {
+/** `cwd` is the directory the command starts in, so that relative paths (`rm -rf *` in `/`) are judged too. */
+export async function judgeCommand(script: string, policy: GuardPolicy, cwd?: string): Promise<GuardVerdict> {
   walker ??= import('./guard-walk.js');
   const walk = (await walker).walkCommandLine(script);
   const problem = walk.findings.find(
@@ -39,7 +41,7 @@ export async function judgeCommand(script: string, policy: GuardPolicy): Promise
   if (problem !== undefined) return judgeProblem(problem);
   const allow = compileRules(policy.allow);
   const deny = compileRules(policy.deny);
-  for (const finding of walk.findings) {
+  for (const finding of resolveRelativePaths(walk.findings, cwd)) {
     const verdict = judgeFinding(finding, walk, policy.builtinRules, allow, deny);
     if (!verdict.allowed) return verdict;
   }

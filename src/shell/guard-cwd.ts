@@ -1,0 +1,48 @@
+// Relative paths judged where they will land. The guard is told the directory a command starts in,
+// and follows literal `cd` commands through the command line, so `cd / && rm -rf *` reads as `rm -rf /*`.
+import { homedir } from 'node:os';
+import { posix } from 'node:path';
+import type { Finding, Invocation } from './guard-walk.js';
+import type { GuardWord, PathShape } from './guard-words.js';
+import { commandName } from './guard-wrappers.js';
+
+/**
+ * The findings with every relative path resolved against the directory it runs in, as far as that is known:
+ * a `cd` to something the guard cannot read (`cd "$DIR"`, `cd -`) makes later relative paths unknowable again.
+ */
+export function resolveRelativePaths(findings: readonly Finding[], startDirectory: string | undefined): Finding[] {
+  let cwd: string | null = startDirectory ?? null;
+  const home = process.env.HOME || homedir();
+  return findings.map((finding) => {
+    if (finding.kind !== 'invocation') {
+      return finding.kind === 'redirect' ? { ...finding, target: resolveWord(finding.target, cwd, home) } : finding;
+    }
+    const resolved: Invocation = { ...finding, layers: finding.layers.map((words) => words.map((word) => resolveWord(word, cwd, home))) };
+    const innermost = finding.layers.at(-1) ?? [];
+    if (commandName(innermost[0]) === 'cd' || commandName(innermost[0]) === 'pushd') cwd = afterCd(innermost.slice(1), cwd, home);
+    return resolved;
+  });
+}
+
+function resolveWord(word: GuardWord, cwd: string | null, home: string): GuardWord {
+  if (word.path?.base !== 'relative' || cwd === null) return word;
+  return { ...word, path: shapeOf(posix.join(cwd, word.path.rest), home) };
+}
+
+function shapeOf(absolute: string, home: string): PathShape {
+  const relativeToHome = posix.relative(home, absolute);
+  if (home !== '/' && !relativeToHome.startsWith('..') && !posix.isAbsolute(relativeToHome)) {
+    return { base: 'home', rest: relativeToHome === '' ? '' : `/${relativeToHome}` };
+  }
+  return { base: 'root', rest: absolute };
+}
+
+function afterCd(args: readonly GuardWord[], cwd: string | null, home: string): string | null {
+  const operand = args.find((word) => !word.value.startsWith('-') || word.value === '-');
+  if (operand === undefined) return home;
+  const shape = operand.path;
+  if (shape === null || operand.value === '-' || /[*?[]/.test(shape.rest)) return null;
+  if (shape.base === 'home') return posix.join(home, shape.rest);
+  if (shape.base === 'root') return posix.normalize(shape.rest);
+  return cwd === null ? null : posix.join(cwd, shape.rest);
+}
