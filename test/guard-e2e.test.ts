@@ -10,13 +10,16 @@ import { useServer } from './support/use-server.js';
 const serve = useServer();
 const lastResult = (s: TestServer, request: number) => toolResults(s.validRequests()[request]!)[0]!;
 
-/** A directory holding a harmless stand-in for sudo, put first on PATH, so a command that slips through is visible and safe. */
-function fakeSudoPath(): string {
+/** A directory holding harmless stand-ins, put first on PATH, so a command that slips through is visible and safe. */
+function fakePath(...names: string[]): string {
   const bin = tempDir('agent-fake-bin-');
-  writeFileSync(join(bin, 'sudo'), '#!/bin/sh\necho "fake sudo ran: $*"\n');
-  chmodSync(join(bin, 'sudo'), 0o755);
+  for (const name of names) {
+    writeFileSync(join(bin, name), `#!/bin/sh\necho "fake ${name} ran: $*"\n`);
+    chmodSync(join(bin, name), 0o755);
+  }
   return `${bin}:${process.env.PATH}`;
 }
+const fakeSudoPath = () => fakePath('sudo');
 
 describe('the guard, through the binary', () => {
   it('never runs a blocked command: the result is is_error and says what and why', async () => {
@@ -30,6 +33,15 @@ describe('the guard, through the binary', () => {
     expect(result.content).toMatch(/blocked.*privilege/i);
     expect(result.content).toContain('sudo id');
     expect(run.stderr).toMatch(/\$ touch marker && s""udo id\n\s+✗ .*blocked/);
+  });
+
+  it('judges a relative path from the directory an earlier command moved to', async () => {
+    const s = await serve([bash('cd /'), bash('rm -rf *'), answer('ok')]);
+    await runAgent(['go'], s.url, { env: { PATH: fakePath('rm') } });
+    const result = lastResult(s, 2);
+    expect(result.is_error).toBe(true);
+    expect(result.content).toMatch(/recursive-delete/);
+    expect(result.content).not.toContain('fake rm ran');
   });
 
   it('lets ordinary work through: /dev/null redirections, mentions, deleting project and /tmp paths', async () => {
