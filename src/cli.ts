@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { resolveConfig, OUTPUT_FORMATS, type Config, type RawOptions } from './config.js';
 import { fanOut, type EventSink } from './events.js';
@@ -15,9 +16,20 @@ declare const AGENT_VERSION: string;
 /** Set by the bundler; unbundled runs (tests importing the source) fall back to a dev marker. */
 const VERSION = typeof AGENT_VERSION === 'string' ? AGENT_VERSION : '0.0.0-dev';
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * Runs the command. `earlySignals` are the SIGINT/SIGTERM that arrived while the CLI was still loading (the bin
+ * shim holds them); they are delivered again once the real handlers are in place.
+ */
+export async function main(argv: string[], earlySignals: NodeJS.Signals[] = []): Promise<void> {
+  const cleanups: Array<() => void> = [];
+  // Last registered, first run: the commands are killed before their directories are removed.
+  const cleanup = () => cleanups.splice(0).reverse().forEach((kill) => kill());
+  process.on('exit', cleanup);
+  const controller = new AbortController();
+  installSignalHandlers(controller, cleanup);
+  for (const signal of earlySignals) process.kill(process.pid, signal);
   try {
-    await runCommand(argv);
+    await runCommand(argv, controller, cleanups);
   } catch (error) {
     // A bug, not a usage or API problem: say so plainly; the stack only on request.
     const debug = process.env.AGENT_DEBUG || argv.includes('--verbose') || argv.includes('-v');
@@ -27,12 +39,16 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-async function runCommand(argv: string[]): Promise<void> {
+async function runCommand(argv: string[], controller: AbortController, cleanups: Array<() => void>): Promise<void> {
   const startedAt = performance.now();
   process.stdout.on('error', ignoreBrokenPipe);
 
   const parsed = parseArguments(argv);
-  if (typeof parsed === 'number') return exit(parsed);
+  if (parsed instanceof CommanderError) {
+    if (parsed.exitCode === 0) return exit(0);
+    // commander has already said what is wrong on stderr; the machine formats still get their result object.
+    return failUsage(new UsageError(parsed.message.replace(/^error: /, '')), formatIn(argv), startedAt, false);
+  }
   const { words, raw } = parsed;
 
   let config: Config;
@@ -44,13 +60,6 @@ async function runCommand(argv: string[]): Promise<void> {
   // The model's commands never see the API credentials.
   delete process.env.ANTHROPIC_API_KEY;
   delete process.env.ANTHROPIC_AUTH_TOKEN;
-
-  const cleanups: Array<() => void> = [];
-  // Last registered, first run: the commands are killed before their directories are removed.
-  const cleanup = () => cleanups.splice(0).reverse().forEach((kill) => kill());
-  process.on('exit', cleanup);
-  const controller = new AbortController();
-  installSignalHandlers(controller, cleanup);
 
   const messages: Anthropic.MessageParam[] = [];
   let transcript: Transcript | undefined;
@@ -99,8 +108,8 @@ async function runCommand(argv: string[]): Promise<void> {
   exit(result.exit_code);
 }
 
-/** Returns the prompt words and raw options, or an exit code when commander already answered (help, version, bad flag). */
-function parseArguments(argv: string[]): { words: string[]; raw: RawOptions } | number {
+/** Returns the prompt words and raw options, or commander's error when it already answered (help, version, bad flag). */
+function parseArguments(argv: string[]): { words: string[]; raw: RawOptions } | CommanderError {
   const program = new Command('agent')
     .description('A one-shot coding agent: gives a model a bash tool and runs it until the task is done.')
     .argument('[prompt...]', 'the task; without words, the prompt is read from stdin')
@@ -133,7 +142,7 @@ function parseArguments(argv: string[]): { words: string[]; raw: RawOptions } | 
   try {
     program.parse(argv, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof CommanderError) return error;
     throw error;
   }
   return { words: program.args, raw: program.opts<RawOptions>() };
@@ -154,7 +163,7 @@ async function createSinks(config: Config, transcript: Transcript | undefined): 
       quiet: config.quiet,
       verbose: config.verbose,
       ...(spinner ? { spinner } : {}),
-      holdText: Boolean(process.stdout.isTTY && process.stderr.isTTY),
+      holdText: sameDestination(),
     }),
   ];
   if (config.outputFormat === 'stream-json') {
@@ -162,6 +171,17 @@ async function createSinks(config: Config, transcript: Transcript | undefined): 
   }
   if (transcript) sinks.push(transcript.onEvent);
   return fanOut(...sinks);
+}
+
+/** stdout and stderr lead to the same terminal, file or pipe (`>log 2>&1`), where the answer would show twice. */
+function sameDestination(): boolean {
+  try {
+    const out = fstatSync(1);
+    const err = fstatSync(2);
+    return out.dev === err.dev && out.ino === err.ino && out.rdev === err.rdev;
+  } catch {
+    return false;
+  }
 }
 
 async function createSpinner() {
@@ -173,9 +193,20 @@ async function createSpinner() {
   };
 }
 
-async function failUsage(error: unknown, format: string | undefined, startedAt: number): Promise<void> {
+/** The --output-format the words ask for, read without commander (for when commander itself failed). */
+function formatIn(argv: string[]): string | undefined {
+  let format: string | undefined;
+  for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
+    const word = argv[i]!;
+    if (word === '--output-format') format = argv[i + 1];
+    else if (word.startsWith('--output-format=')) format = word.slice('--output-format='.length);
+  }
+  return format;
+}
+
+async function failUsage(error: unknown, format: string | undefined, startedAt: number, tell = true): Promise<void> {
   if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`agent: ${error.message}\n`);
+  if (tell) process.stderr.write(`agent: ${error.message}\n`);
   if (format === 'json' || format === 'stream-json') {
     await writeStdout(resultLine(resultBeforeRun({ kind: 'usage', stopReason: null, finalText: '', message: error.message }, '', startedAt)));
   }

@@ -153,6 +153,19 @@ describe('stdout and concurrency', () => {
     expect(out).toBe(`${big}\n`);
   });
 
+  it('shows the answer once when stdout and stderr are the same pipe', async () => {
+    const s = await serve([
+      { kind: 'message', content: [{ type: 'text', text: 'NARRATION-TEXT' }, { type: 'tool_use', name: 'bash', input: { command: 'true' } }] },
+      answer('FINAL-ANSWER-TEXT'),
+    ]);
+    const child = spawn('sh', ['-c', `'${AGENT_BIN}' go 2>&1`], { cwd: tempDir(), env: baseEnv(s.url), stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(out.split('FINAL-ANSWER-TEXT')).toHaveLength(2);
+    expect(out.split('NARRATION-TEXT')).toHaveLength(2);
+  });
+
   it('runs side by side in one directory without sharing state', async () => {
     const dir = tempDir();
     const servers = await Promise.all([1, 2, 3, 4].map((n) => startServer([bash(`echo run-${n} > out-${n}; cat out-${n}`), answerWithLastResult()])));
@@ -260,11 +273,18 @@ describe('usage errors: exit 2, a plain message, no request', () => {
     expect(run.stderr).toMatch(/stdin was empty/);
   });
 
-  it('still prints a result object in json mode', async () => {
+  it.each([
+    ['a bad value', ['--output-format', 'json', '--max-turns', 'x', 'go'], /--max-turns/],
+    ['an unknown flag', ['--output-format=json', '--bogus', 'go'], /unknown option '--bogus'/],
+    ['a missing argument', ['--output-format', 'stream-json', 'go', '--max-turns'], /argument missing/],
+  ])('still prints a result object in json modes: %s', async (_name, args, message) => {
     const s = await serve([answer('never')]);
-    const run = await runAgent(['--output-format', 'json', '--max-turns', 'x', 'go'], s.url);
+    const run = await runAgent(args, s.url);
     expect(run.code).toBe(2);
-    expect(JSON.parse(run.stdout)).toMatchObject({ type: 'result', subtype: 'error_usage', is_error: true, exit_code: 2 });
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ type: 'result', subtype: 'error_usage', is_error: true, exit_code: 2 });
+    expect(result.error).toMatch(message);
+    expect(run.stderr).toMatch(message);
   });
 
   it('prints help and version on stdout with exit 0', async () => {

@@ -13,7 +13,7 @@ export interface HumanOptions {
   /** A spinner while waiting for the model; only given when stderr is a terminal. */
   spinner?: { start(text: string): void; stop(): void };
   /**
-   * When stdout and stderr are the same terminal, the final answer would show twice, so the model's text is held
+   * When stdout and stderr lead to the same place, the final answer would show twice, so the model's text is held
    * until its reply ends and shown only if the reply goes on to call a tool.
    */
   holdText: boolean;
