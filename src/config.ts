@@ -5,6 +5,8 @@ import { UsageError } from './outcome.js';
 import { validateRule } from './shell/guard-glob.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+/** Below this no system prompt, tool and task fit anyway. */
+const MIN_CONTEXT_WINDOW = 1_024;
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -109,7 +111,7 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
     quiet: Boolean(raw.quiet),
     verbose: Boolean(raw.verbose),
     cache: raw.cache !== false,
-    contextWindow: positiveInt('--context-window', raw.contextWindow, 200_000),
+    contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, 200_000), '--context-window'),
     credentials: readCredentials(env),
     baseURL: readBaseURL(env),
     debug: Boolean(nonEmpty(env.AGENT_DEBUG)) || Boolean(raw.verbose),
@@ -176,6 +178,11 @@ function readBaseURL(env: NodeJS.ProcessEnv): string | undefined {
   }
   // The SDK appends /v1/messages itself; a base URL that already ends in /v1 would double it.
   return value.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+function atLeast(minimum: number, value: number, name: string): number {
+  if (value < minimum) throw new UsageError(`${name} must be at least ${minimum}; got ${value}.`);
+  return value;
 }
 
 function positiveInt(name: string, value: string | undefined, fallback: number): number {

@@ -3,7 +3,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 /** What the loop and the tools report as a run goes. Renderers subscribe; the loop knows nothing of terminals or JSON. */
 export type RunEvent =
   | { type: 'request_start'; turn: number }
-  | { type: 'text_delta'; text: string }
+  | { type: 'text_delta'; text: string; block: number }
   | { type: 'response'; turn: number; message: Anthropic.Message }
   | { type: 'tool_start'; id: string; command: string }
   | { type: 'tool_output'; id: string; text: string }

@@ -61,7 +61,8 @@ export function createModelCall({ config, system, tools, emit, stats }: ModelSet
     const fit = budget.fit(parts);
     if (!fit.ok) {
       throw new ContextOverflow(
-        `The conversation needs about ${fit.estimate} tokens, more than the ${fit.limit} this context window allows, even with old command output dropped.`,
+        `The conversation needs about ${Math.round(fit.estimate)} tokens, more than the ${Math.floor(fit.limit)} this context window allows, ` +
+          'even with old command output dropped (the prompt and any piped input count too).',
       );
     }
     const request = config.cache ? withCacheBreakpoints(parts) : parts;
@@ -75,9 +76,13 @@ export function createModelCall({ config, system, tools, emit, stats }: ModelSet
           { model: config.model, max_tokens: config.maxTokens, system: request.system, tools: request.tools, messages: request.messages },
           { signal: watch.signal },
         );
-        stream.on('streamEvent', watch.touch);
-        stream.on('text', (text) => emit({ type: 'text_delta', text }));
-        const message = await stream.finalMessage();
+        stream.on('streamEvent', (event) => {
+          watch.touch();
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+            emit({ type: 'text_delta', text: event.delta.text, block: event.index });
+          }
+        });
+        const message = asMessage(await stream.finalMessage());
         stats.apiMs += performance.now() - started;
         stats.usage = addUsage(stats.usage, message.usage);
         const cost = requestCostUsd(config.model, message.usage);
@@ -103,6 +108,12 @@ export function createModelCall({ config, system, tools, emit, stats }: ModelSet
       }
     }
   };
+}
+
+/** The message as the API sent it, without the SDK's parsing helpers (parsed_output), for transcripts and stream-json. */
+function asMessage(parsed: Anthropic.Message & { parsed_output?: unknown }): Anthropic.Message {
+  const { parsed_output: _parsed, ...message } = parsed;
+  return message;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -55,6 +55,7 @@ describe('a run through the binary', () => {
     expect(lines.map((line) => line.type)).toEqual(['system', 'assistant', 'user', 'assistant', 'result']);
     expect(lines.at(-1)).toMatchObject({ subtype: 'success', result: 'bye' });
     expect(lines[2].message.content[0]).toMatchObject({ type: 'tool_result', content: 'hi' });
+    expect(Object.keys(lines[1].message).sort()).toEqual(['content', 'id', 'model', 'role', 'stop_reason', 'stop_sequence', 'type', 'usage']);
   });
 
   it('takes the prompt from stdin when there are no words', async () => {
@@ -122,6 +123,16 @@ describe('a run through the binary', () => {
     expect(records[2]).toMatchObject({ command: 'echo logged', result: 'logged', is_error: false });
     expect(records[3].new_messages.map((message: { role: string }) => message.role)).toEqual(['assistant', 'user']);
     expect(records[5]).toMatchObject({ type: 'result', result: 'fin' });
+  });
+
+  it('shows the model\'s narration on stderr, each text block on its own line', async () => {
+    const s = await serve([
+      { kind: 'message', content: [{ type: 'text', text: 'First I look.' }, { type: 'tool_use', name: 'bash', input: { command: 'true' } }, { type: 'text', text: 'Then I wait.' }] },
+      answer('done'),
+    ]);
+    const run = await runAgent(['go'], s.url);
+    expect(run.stderr).toContain('First I look.\nThen I wait.\n$ true');
+    expect(run.stdout).toBe('done\n');
   });
 
   it('keeps only warnings and errors with --quiet, and shows full output with --verbose', async () => {

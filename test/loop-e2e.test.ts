@@ -109,6 +109,13 @@ describe('tools', () => {
     expect(results[3]!.content).toMatch(/'timeout' must be a positive number/);
   });
 
+  it('answers a command that printed only blank lines or carriage returns with (no output)', async () => {
+    const s = await serve([bash("printf '\\r\\r\\r\\n\\n'"), answer('ok')]);
+    const run = await jsonRun(s);
+    expect(run.code).toBe(0);
+    expect(toolResults(s.validRequests()[1]!)[0]!.content).toBe('(no output)');
+  });
+
   it('reports a failing command with its exit code, not as a tool error', async () => {
     const s = await serve([bash('echo oops >&2; exit 3'), answer('saw it')]);
     await jsonRun(s);

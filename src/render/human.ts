@@ -23,6 +23,7 @@ export interface HumanOptions {
 export function createHumanRenderer(options: HumanOptions): (event: RunEvent) => void {
   const { write, style, quiet, verbose, spinner } = options;
   let heldText = '';
+  let textBlock = -1;
   let atLineStart = true;
   let liveOutput = false;
 
@@ -51,12 +52,17 @@ export function createHumanRenderer(options: HumanOptions): (event: RunEvent) =>
     switch (event.type) {
       case 'request_start':
         heldText = '';
+        textBlock = -1;
         spinner?.start('Waiting for the model…');
         break;
-      case 'text_delta':
-        if (options.holdText) heldText += event.text;
-        else print(style.dim(event.text));
+      case 'text_delta': {
+        // Separate text blocks of one reply (text, a tool call, more text) as lines of their own.
+        const text = textBlock !== -1 && event.block !== textBlock ? `\n${event.text}` : event.text;
+        textBlock = event.block;
+        if (options.holdText) heldText += text;
+        else print(style.dim(text));
         break;
+      }
       case 'response':
         spinner?.stop();
         if (options.holdText && event.message.stop_reason !== 'end_turn' && event.message.stop_reason !== 'stop_sequence') {
@@ -98,7 +104,7 @@ function preview(content: string, style: Style, isError: boolean): string {
   const shown = lines.slice(0, PREVIEW_LINES).map((line) => `  ${style.dim('│')} ${clip(line)}`);
   if (lines.length > PREVIEW_LINES) {
     const last = lines.at(-1) ?? '';
-    shown.push(`  ${style.dim(`│ … ${lines.length - PREVIEW_LINES} more lines`)}`);
+    shown.push(`  ${style.dim(`│ … ${lines.length - PREVIEW_LINES} more lines in the result`)}`);
     if (isError) shown.push(`  ${style.dim('│')} ${style.red(clip(last))}`);
   }
   return `${shown.join('\n')}\n`;

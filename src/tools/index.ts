@@ -31,8 +31,8 @@ export function createToolbox(tools: Tool[]): Toolbox {
       return {
         type: 'tool_result',
         tool_use_id: block.id,
-        // The API rejects empty text, so a tool that printed nothing still says so.
-        content: outcome.content === '' ? '(no output)' : outcome.content,
+        // The API rejects empty and blank text, so a tool that printed nothing (or only blank lines) says so.
+        content: outcome.content.trim() === '' ? '(no output)' : outcome.content,
         ...(outcome.isError ? { is_error: true } : {}),
       };
     },
