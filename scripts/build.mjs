@@ -14,7 +14,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  minify: true,
+  minify: process.env.AGENT_BUILD_DEBUG ? false : true,
   legalComments: 'none',
   define: { AGENT_VERSION: JSON.stringify(version) },
   // Some bundled CommonJS dependencies call require(); give the ESM bundle one.

@@ -50,6 +50,8 @@ export function createModelCall({ config, system, tools, emit, stats }: ModelSet
     baseURL: config.baseURL ?? null,
     maxRetries: 0,
     fetch: nodeFetch,
+    // No tracer is ever registered in this process, so the SDK's spans would only cost time on every call.
+    openTelemetry: false,
   }));
   const budget = new ContextBudget({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens });
   const systemBlocks: Anthropic.TextBlockParam[] = [{ type: 'text', text: system }];
