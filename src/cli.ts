@@ -79,7 +79,6 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
         promptFile: config.promptFile,
         readStdin: config.readStdin,
         stdin: process.stdin,
-        cwd: config.cwd,
         warn: (message) => emit({ type: 'warning', message }),
       }),
       controller.signal,

@@ -65,7 +65,6 @@ export interface Config {
   contextWindow: number;
   credentials: Credentials;
   baseURL: string | undefined;
-  debug: boolean;
   retryBaseDelayMs: number;
   streamIdleMs: number;
 }
@@ -114,7 +113,6 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
     contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, 200_000), '--context-window'),
     credentials: readCredentials(env),
     baseURL: readBaseURL(env),
-    debug: Boolean(nonEmpty(env.AGENT_DEBUG)) || Boolean(raw.verbose),
     retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
     streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
   };

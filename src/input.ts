@@ -11,7 +11,6 @@ export interface PromptSources {
   promptFile: string | undefined;
   readStdin: boolean;
   stdin: Readable & { isTTY?: boolean };
-  cwd: string;
   warn: (message: string) => void;
 }
 
