@@ -7,7 +7,7 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
-  entryPoints: { cli: 'src/cli.ts' },
+  entryPoints: { cli: 'src/cli/main.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

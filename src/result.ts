@@ -1,6 +1,6 @@
 import type { Outcome } from './outcome.js';
 import { exitCodeFor, SUBTYPES } from './outcome.js';
-import { emptyUsage, type UsageTotals } from './usage.js';
+import { emptyUsage, type UsageTotals } from './api/usage.js';
 
 /** The machine-readable summary of a run: `--output-format json`, and the last line of `stream-json`. */
 export interface ResultObject {

@@ -2,19 +2,19 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Config } from './config.js';
+import type { Config } from './cli/config.js';
 import type { EventSink } from './events.js';
 import { agentLoop, type LoopEnd } from './loop.js';
-import { ApiFailure, ContextOverflow, createModelCall, type ModelStats } from './model.js';
-import { interruptedOutcome } from './interrupt.js';
+import { ApiFailure, ContextOverflow, createModelCall, type ModelStats } from './api/model.js';
+import { interruptedOutcome } from './cli/interrupt.js';
 import { UsageError, type Outcome } from './outcome.js';
 import { buildResult, type ResultObject } from './result.js';
 import { Shell } from './shell/exec.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { createBashTool, type GuardCheck } from './tools/bash.js';
 import { createToolbox } from './tools/index.js';
-import { priceFor } from './pricing.js';
-import { emptyUsage } from './usage.js';
+import { priceFor } from './api/pricing.js';
+import { emptyUsage } from './api/usage.js';
 
 export interface RunInput {
   config: Config;
@@ -103,7 +103,7 @@ async function sandboxWrapper(workDir: string, tmpDir: string) {
 /** The guard's parser loads on the first command, not at start-up. */
 function createGuardCheck(config: Config, cwd: () => string): GuardCheck {
   return async (command) => {
-    const { judgeCommand } = await import('./shell/guard.js');
+    const { judgeCommand } = await import('./guard/judge.js');
     const verdict = await judgeCommand(command, config.guard, cwd());
     return verdict.allowed ? verdict : { allowed: false, reason: verdict.reason };
   };

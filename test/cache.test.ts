@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { countBreakpoints, withCacheBreakpoints, type RequestParts } from '../src/cache.js';
+import { countBreakpoints, withCacheBreakpoints, type RequestParts } from '../src/api/cache.js';
 
 const EPHEMERAL = { type: 'ephemeral' };
 

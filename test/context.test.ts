@@ -1,8 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import type { RequestParts } from '../src/cache.js';
-import { ContextBudget } from '../src/context.js';
-import { rawPromptTokens } from '../src/context-estimate.js';
+import type { RequestParts } from '../src/api/cache.js';
+import { ContextBudget } from '../src/api/context.js';
+import { rawPromptTokens } from '../src/api/context-estimate.js';
 
 const WINDOW = 200_000;
 const ELIDED = /^\[output elided to save context: \d+ characters; re-run the command if you need it\]$/;

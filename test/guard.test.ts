@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { judgeCommand, validateRule } from '../src/shell/guard.js';
-import type { GuardPolicy, GuardVerdict } from '../src/shell/guard.js';
+import { judgeCommand, validateRule } from '../src/guard/judge.js';
+import type { GuardPolicy, GuardVerdict } from '../src/guard/judge.js';
 
 const DEFAULT_POLICY: GuardPolicy = { builtinRules: true, allow: [], deny: [] };
 

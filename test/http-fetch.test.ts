@@ -5,7 +5,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeFetch } from '../src/http-fetch.js';
+import { nodeFetch } from '../src/api/http-fetch.js';
 import { tempDir } from './support/run-agent.js';
 
 let server: Server | ReturnType<typeof createHttpServer> | undefined;

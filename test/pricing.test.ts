@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PRICES, costUsd, priceFor, requestCostUsd } from '../src/pricing.js';
-import { addUsage, billedEquivalentInput, emptyUsage, promptTokens, type UsageTotals } from '../src/usage.js';
+import { PRICES, costUsd, priceFor, requestCostUsd } from '../src/api/pricing.js';
+import { addUsage, billedEquivalentInput, emptyUsage, promptTokens, type UsageTotals } from '../src/api/usage.js';
 
 describe('usage', () => {
   it('sums usage, counting null and missing fields as 0, without changing the total', () => {

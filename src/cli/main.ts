@@ -1,15 +1,15 @@
 import { fstatSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { resolveConfig, OUTPUT_FORMATS, type Config, type RawOptions } from './config.js';
-import { fanOut, type EventSink } from './events.js';
+import { fanOut, type EventSink } from '../events.js';
 import { resolvePrompt } from './input.js';
-import { UsageError } from './outcome.js';
+import { UsageError } from '../outcome.js';
 import { createHumanRenderer } from './render/human.js';
 import { createStreamJsonRenderer, resultLine } from './render/json.js';
 import { colourWanted, createStyle } from './render/style.js';
 import { installSignalHandlers, interruptedOutcome, unlessAborted } from './interrupt.js';
-import { resultBeforeRun, type ResultObject } from './result.js';
-import { Transcript } from './transcript.js';
+import { resultBeforeRun, type ResultObject } from '../result.js';
+import { Transcript } from '../transcript.js';
 import type Anthropic from '@anthropic-ai/sdk';
 
 declare const AGENT_VERSION: string;
@@ -83,7 +83,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
       }),
       controller.signal,
     );
-    const { runAgent } = await import('./run.js');
+    const { runAgent } = await import('../run.js');
     result =
       prompt === undefined || controller.signal.aborted
         ? resultBeforeRun(interruptedOutcome(controller.signal), config.model, startedAt)

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { UsageError } from './outcome.js';
+import { UsageError } from '../outcome.js';
 
 /** How long piped stdin may stay silent, when prompt words are given, before the run goes on without it. */
 export const STDIN_GRACE_MS = 3_000;

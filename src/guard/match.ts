@@ -1,10 +1,10 @@
 // Interprets the matchers of guard-rules.ts against what guard-walk.ts found.
-import type { FlagSpec, GuardRule, Matcher } from './guard-rules.js';
-import { isTarget } from './guard-targets.js';
-import type { Finding } from './guard-walk.js';
-import { wordFromValue } from './guard-words.js';
-import type { GuardWord } from './guard-words.js';
-import { commandName } from './guard-wrappers.js';
+import type { FlagSpec, GuardRule, Matcher } from './rules.js';
+import { isTarget } from './targets.js';
+import type { Finding } from './walk.js';
+import { wordFromValue } from './words.js';
+import type { GuardWord } from './words.js';
+import { commandName } from './wrappers.js';
 
 /** The first rule that the finding breaks, if any. */
 export function brokenRule(finding: Finding, rules: readonly GuardRule[]): GuardRule | undefined {

@@ -1,5 +1,5 @@
-import type { RunEvent } from '../events.js';
-import type { ResultObject } from '../result.js';
+import type { RunEvent } from '../../events.js';
+import type { ResultObject } from '../../result.js';
 
 export type WriteOut = (line: string) => void;
 

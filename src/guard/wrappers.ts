@@ -1,6 +1,6 @@
 // Commands that run other commands. The guard looks through them to judge the real
 // command: `env FOO=1 nice -n 5 sudo id` is `sudo id`; `bash -c 'sudo id'` runs a script.
-import type { GuardWord } from './guard-words.js';
+import type { GuardWord } from './words.js';
 
 interface WrapperSpec {
   /** Options that take a value, attached (-n5, --signal=KILL) or as the next word. */

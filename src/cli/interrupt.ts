@@ -1,4 +1,4 @@
-import { Interrupted, type Outcome } from './outcome.js';
+import { Interrupted, type Outcome } from '../outcome.js';
 
 /** An interrupted run must be gone within 2 s; this is how long the orderly path may take before the process just exits. */
 const INTERRUPT_DEADLINE_MS = 1_800;

@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import { UsageError } from './outcome.js';
-import { validateRule } from './shell/guard-glob.js';
+import { UsageError } from '../outcome.js';
+import { validateRule } from '../guard/glob.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 /** Below this no system prompt, tool and task fit anyway. */

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../events.js';
+import type { RunEvent } from '../../events.js';
 import type { Style } from './style.js';
 
 const PREVIEW_LINES = 4;

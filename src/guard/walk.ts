@@ -4,9 +4,9 @@
 // function definition, and every parse error.
 import { forEachChild, parse } from 'unbash';
 import type { Command, Function as FunctionNode, Redirection, SyntaxNode } from 'unbash';
-import { guardWord, guardWordFromAssignment } from './guard-words.js';
-import type { GuardWord } from './guard-words.js';
-import { commandName, findExecs, isEval, shellInput, unwrap } from './guard-wrappers.js';
+import { guardWord, guardWordFromAssignment } from './words.js';
+import type { GuardWord } from './words.js';
+import { commandName, findExecs, isEval, shellInput, unwrap } from './wrappers.js';
 
 /** Scripts inside scripts (`bash -c "eval '...'"`) are followed this deep, then blocked. */
 export const MAX_NESTING_DEPTH = 4;

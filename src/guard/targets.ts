@@ -1,8 +1,8 @@
 // Target classes of the built-in rules: paths whose loss breaks the machine or the user's
 // home, and disk devices.
-import { BLOCK_DEVICE_PREFIXES } from './guard-rules.js';
-import type { TargetClass } from './guard-rules.js';
-import type { GuardWord } from './guard-words.js';
+import { BLOCK_DEVICE_PREFIXES } from './rules.js';
+import type { TargetClass } from './rules.js';
+import type { GuardWord } from './words.js';
 
 export function isTarget(targetClass: TargetClass, word: GuardWord): boolean {
   return targetClass === 'critical-path' ? isCriticalPath(word) : isBlockDevice(word);

@@ -2,9 +2,9 @@
 // and follows literal `cd` commands through the command line, so `cd / && rm -rf *` reads as `rm -rf /*`.
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import type { Finding, Invocation } from './guard-walk.js';
-import type { GuardWord, PathShape } from './guard-words.js';
-import { commandName } from './guard-wrappers.js';
+import type { Finding, Invocation } from './walk.js';
+import type { GuardWord, PathShape } from './words.js';
+import { commandName } from './wrappers.js';
 
 /**
  * The findings with every relative path resolved against the directory it runs in, as far as that is known:

@@ -1,11 +1,11 @@
 // The guard: a guard-rail against a model's mistakes, not a security boundary (that is
 // --sandbox). It parses a command line with a real bash parser and judges every simple
 // command in it against the built-in deny rules and the user's --allow / --deny rules.
-import { compileGlob, normalizeRule } from './guard-glob.js';
-import { resolveRelativePaths } from './guard-cwd.js';
-import { brokenRule } from './guard-match.js';
-import { BUILTIN_RULES } from './guard-rules.js';
-import type { Finding, Invocation, ProblemFinding, WalkResult } from './guard-walk.js';
+import { compileGlob, normalizeRule } from './glob.js';
+import { resolveRelativePaths } from './cwd.js';
+import { brokenRule } from './match.js';
+import { BUILTIN_RULES } from './rules.js';
+import type { Finding, Invocation, ProblemFinding, WalkResult } from './walk.js';
 
 export interface GuardPolicy {
   /** False with --dangerously-skip-guard: drops only the built-in deny rules. */
@@ -27,13 +27,13 @@ interface UserRule {
 
 const MAX_QUOTED_COMMAND = 200;
 
-export { validateRule } from './guard-glob.js';
+export { validateRule } from './glob.js';
 
-let walker: Promise<typeof import('./guard-walk.js')> | undefined;
+let walker: Promise<typeof import('./walk.js')> | undefined;
 
 /** `cwd` is the directory the command starts in, so that relative paths (`rm -rf *` in `/`) are judged too. */
 export async function judgeCommand(script: string, policy: GuardPolicy, cwd?: string): Promise<GuardVerdict> {
-  walker ??= import('./guard-walk.js');
+  walker ??= import('./walk.js');
   const walk = (await walker).walkCommandLine(script);
   const problem = walk.findings.find(
     (finding): finding is ProblemFinding => finding.kind === 'parse-error' || finding.kind === 'too-deep',
