@@ -1,6 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { describeFailure } from './api/failure.js';
+import type { ContextFitter } from './api/context.js';
+import type { CallModel } from './api/model.js';
 import type { EventSink } from './events.js';
-import type { OutcomeKind } from './outcome.js';
+import { stoppedOutcome, type Outcome, type OutcomeKind } from './outcome.js';
 
 /** How many times a reply cut off at max_tokens is asked to go on before the run gives up. */
 export const MAX_CONTINUATIONS = 3;
@@ -9,74 +12,87 @@ const CONTINUE_PROMPT =
   'If you were calling a tool, call it again with a shorter input.';
 
 export interface LoopDeps {
-  /** One model call with the whole conversation. Throws on failure (see run.ts for how failures map to outcomes). */
-  callModel: (messages: Anthropic.MessageParam[], signal: AbortSignal) => Promise<Anthropic.Message>;
+  callModel: CallModel;
   /** Runs one tool_use block. Never throws for tool failures: they come back as is_error results. */
   runTool: (block: Anthropic.ToolUseBlock, signal: AbortSignal) => Promise<Anthropic.ToolResultBlockParam>;
+  /** Keeps each request inside the context window. */
+  context: ContextFitter;
   emit: EventSink;
   maxTurns: number;
   signal: AbortSignal;
 }
 
-export interface LoopEnd {
-  kind: OutcomeKind;
-  stopReason: string | null;
-  finalText: string;
-}
+/** How the loop ended, and how many model calls it made. */
+export type LoopEnd = Outcome & { turns: number };
 
 /**
  * The agent loop: send the conversation, run the tools the model asks for, append the results,
  * repeat until the model stops asking. `messages` is the single source of truth and grows in place.
  */
 export async function agentLoop(messages: Anthropic.MessageParam[], deps: LoopDeps): Promise<LoopEnd> {
-  let cutOffText = '';
+  let turns = 0;
+  let text = ''; // the latest reply's text, joined with what came before it when it continues a cut-off one
   let continuations = 0;
-  for (let turn = 1; ; turn++) {
-    const response = await deps.callModel(messages, deps.signal);
-    const text = cutOffText + textOf(response);
+  const end = (kind: OutcomeKind, stopReason: string | null, message?: string): LoopEnd =>
+    ({ kind, stopReason, finalText: text, turns, ...(message ? { message } : {}) });
+
+  for (;;) {
+    const fit = deps.context.fit(messages);
+    if (!fit.ok) return end('context', null, fit.message);
+    const reply = await deps.callModel(messages, turns + 1, deps.signal);
+    if (!reply.ok) {
+      const { failure } = reply;
+      return failure.kind === 'aborted' ? { ...stoppedOutcome(deps.signal, text), turns } : end('api_error', null, describeFailure(failure));
+    }
+    const response = reply.message;
+    turns++;
+    text = (continuations > 0 ? text : '') + textOf(response);
+    deps.context.observe(messages, response.usage);
     messages.push({ role: 'assistant', content: assistantContent(response) });
-    const lastTurn = turn >= deps.maxTurns;
+    const lastTurn = turns >= deps.maxTurns;
 
     switch (response.stop_reason) {
       case 'end_turn':
       case 'stop_sequence':
-        return { kind: 'success', stopReason: response.stop_reason, finalText: text };
+        return end('success', response.stop_reason);
       case 'tool_use':
-        if (lastTurn) return { kind: 'max_turns', stopReason: 'tool_use', finalText: text };
+        // Some gateways say tool_use and send no tool call: that is the end of the turn, with its text.
+        if (!response.content.some((block) => block.type === 'tool_use')) return end('success', 'tool_use');
+        if (lastTurn) return end('max_turns', 'tool_use');
         messages.push({ role: 'user', content: await runTools(response, deps) });
         deps.emit({ type: 'tool_results', message: messages.at(-1)! });
-        cutOffText = '';
+        if (deps.signal.aborted) return { ...stoppedOutcome(deps.signal, text), turns };
         continuations = 0;
         break;
       case 'pause_turn':
-        if (lastTurn) return { kind: 'max_turns', stopReason: 'pause_turn', finalText: text };
+        if (lastTurn) return end('max_turns', 'pause_turn');
         break;
       case 'max_tokens':
-        if (continuations === MAX_CONTINUATIONS) return { kind: 'max_tokens', stopReason: 'max_tokens', finalText: text };
-        if (lastTurn) return { kind: 'max_turns', stopReason: 'max_tokens', finalText: text };
+        if (continuations === MAX_CONTINUATIONS) return end('max_tokens', 'max_tokens');
+        if (lastTurn) return end('max_turns', 'max_tokens');
         continuations++;
-        cutOffText = text;
         messages.push({ role: 'user', content: CONTINUE_PROMPT });
         break;
       case 'refusal':
-        return { kind: 'refusal', stopReason: 'refusal', finalText: text };
+        return end('refusal', 'refusal');
       case 'model_context_window_exceeded':
-        return { kind: 'context', stopReason: response.stop_reason, finalText: text };
+        return end('context', response.stop_reason);
       default:
-        return { kind: 'api_error', stopReason: response.stop_reason, finalText: text };
+        return end('api_error', response.stop_reason);
     }
   }
 }
 
-/** Every tool_use block of the response, in order; one user message carries all their results, in the same order. */
+/**
+ * Every tool_use block of the response, in order; one user message carries all their results, in the same order.
+ * Once the run is stopped, the blocks not yet run are answered as not run (the toolbox does that), so the
+ * conversation stays one the API accepts.
+ */
 async function runTools(response: Anthropic.Message, deps: LoopDeps): Promise<Anthropic.ToolResultBlockParam[]> {
   const results: Anthropic.ToolResultBlockParam[] = [];
   for (const block of response.content) {
-    if (block.type !== 'tool_use') continue;
-    deps.signal.throwIfAborted();
-    results.push(await deps.runTool(block, deps.signal));
+    if (block.type === 'tool_use') results.push(await deps.runTool(block, deps.signal));
   }
-  deps.signal.throwIfAborted();
   return results;
 }
 

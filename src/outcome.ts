@@ -1,4 +1,4 @@
-/** How a run ended. cli.ts alone turns an Outcome into an exit code. */
+/** How a run ended: the loop returns one; the command line prints it and exits with exitCodeFor(outcome). */
 export type OutcomeKind =
   | 'success'
   | 'max_turns'
@@ -56,4 +56,10 @@ export class Interrupted extends Error {
   constructor(readonly signalName: 'SIGINT' | 'SIGTERM') {
     super(`Interrupted by ${signalName}`);
   }
+}
+
+/** The Outcome of a run stopped through its AbortSignal, from the reason the signal carries. */
+export function stoppedOutcome(signal: AbortSignal, finalText = ''): Outcome {
+  const name = signal.reason instanceof Interrupted ? signal.reason.signalName : 'SIGINT';
+  return { kind: 'interrupted', stopReason: null, finalText, signal: name, message: `Interrupted by ${name}.` };
 }

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from './cli/config.js';
 import type { EventSink } from './events.js';
+import type { RequestShape } from './api/cache.js';
+import { ContextBudget, createContextFitter } from './api/context.js';
+import { createModelCall, type ModelStats } from './api/model.js';
 import { agentLoop, type LoopEnd } from './loop.js';
-import { ApiFailure, ContextOverflow, createModelCall, type ModelStats } from './api/model.js';
-import { interruptedOutcome } from './cli/interrupt.js';
 import { UsageError, type Outcome } from './outcome.js';
 import { buildResult, type ResultObject } from './result.js';
 import { Shell } from './shell/exec.js';
@@ -68,23 +69,22 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     append: config.appendSystemPrompt,
     sandboxed: config.sandbox,
   });
-  const callModel = createModelCall({ config, system, tools: toolbox.specs, emit: countingEmit, stats });
+  const shape: RequestShape = { system: [{ type: 'text', text: system }], tools: toolbox.specs };
+  const callModel = createModelCall({ config, shape, emit: countingEmit, stats });
+  const context = createContextFitter(new ContextBudget({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }), shape);
 
   messages.push({ role: 'user', content: input.prompt });
-  let outcome: Outcome;
+  let end: LoopEnd;
   try {
-    const end = await agentLoop(messages, { callModel, runTool: toolbox.run, emit: countingEmit, maxTurns: config.maxTurns, signal });
-    outcome = describe(end, config);
-  } catch (error) {
-    outcome = outcomeOfFailure(error, signal, messages);
+    end = await agentLoop(messages, { callModel, runTool: toolbox.run, context, emit: countingEmit, maxTurns: config.maxTurns, signal });
   } finally {
     await shell.dispose();
     rmSync(runDir, { recursive: true, force: true });
   }
   return buildResult({
-    outcome,
+    outcome: explain(end, config),
     model: config.model,
-    numTurns: messages.filter((message) => message.role === 'assistant').length,
+    numTurns: end.turns,
     commands,
     usage: stats.usage,
     costUsd: stats.costUsd,
@@ -109,9 +109,11 @@ function createGuardCheck(config: Config, cwd: () => string): GuardCheck {
   };
 }
 
-function describe(end: LoopEnd, config: Config): Outcome {
+/** The message for people of an ending whose wording depends on the flags. */
+function explain(end: LoopEnd, config: Config): Outcome {
+  if (end.message) return end;
   const messages: Partial<Record<LoopEnd['kind'], string>> = {
-    max_turns: `Stopped after ${config.maxTurns} model calls (--max-turns) without a finished answer.`,
+    max_turns: `Stopped after ${config.maxTurns} model ${config.maxTurns === 1 ? 'call' : 'calls'} (--max-turns) without a finished answer.`,
     max_tokens: `The reply was still cut off at the output token limit after continuing; raise --max-tokens (now ${config.maxTokens}).`,
     refusal: 'The model declined to continue (stop reason: refusal).',
     context: "The conversation outgrew the model's context window (stop reason: model_context_window_exceeded).",
@@ -119,31 +121,4 @@ function describe(end: LoopEnd, config: Config): Outcome {
   };
   const message = messages[end.kind];
   return { ...end, ...(message ? { message } : {}) };
-}
-
-function outcomeOfFailure(error: unknown, signal: AbortSignal, messages: Anthropic.MessageParam[]): Outcome {
-  const finalText = lastAssistantText(messages);
-  if (signal.aborted) return interruptedOutcome(signal, finalText);
-  if (error instanceof ApiFailure) {
-    return { kind: 'api_error', stopReason: null, finalText, message: `API request failed: ${error.message}${hintFor(error.message)}` };
-  }
-  if (error instanceof ContextOverflow) return { kind: 'context', stopReason: null, finalText, message: error.message };
-  throw error;
-}
-
-function hintFor(message: string): string {
-  if (/^401\b/.test(message)) return '\nCheck ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN).';
-  if (/^403\b/.test(message)) return '\nThe credential is not allowed to do this; check its permissions.';
-  if (/^404\b/.test(message)) return '\nCheck --model (or MODEL_ID) and ANTHROPIC_BASE_URL.';
-  if (/^413\b/.test(message)) return '\nThe request was too large; use --context-window to budget for a smaller window.';
-  return '';
-}
-
-function lastAssistantText(messages: Anthropic.MessageParam[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-  }
-  return '';
 }

@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../src/events.js';
 import { agentLoop, MAX_CONTINUATIONS, type LoopDeps } from '../src/loop.js';
+import { Interrupted } from '../src/outcome.js';
 
 type Block = Anthropic.ContentBlock;
 const text = (t: string): Block => ({ type: 'text', text: t, citations: null }) as Block;
@@ -24,8 +25,9 @@ function scripted(replies: Anthropic.Message[], overrides: Partial<LoopDeps> = {
       sent.push(structuredClone(messages));
       const next = replies.shift();
       if (!next) throw new Error('script exhausted');
-      return next;
+      return { ok: true, message: next };
     },
+    context: { fit: () => ({ ok: true, elided: 0 }), observe: () => {} },
     runTool: async (block) => {
       ran.push(block.id);
       return { type: 'tool_result', tool_use_id: block.id, content: `ran ${block.id}` };
@@ -48,7 +50,7 @@ describe('agentLoop', () => {
     ]);
     const messages = start();
     const end = await agentLoop(messages, deps);
-    expect(end).toEqual({ kind: 'success', stopReason: 'end_turn', finalText: 'done' });
+    expect(end).toEqual({ kind: 'success', stopReason: 'end_turn', finalText: 'done', turns: 2 });
     expect(ran).toEqual(['a', 'b']);
     const results = sent[1]!.at(-1)!;
     expect(results.role).toBe('user');
@@ -114,17 +116,60 @@ describe('agentLoop', () => {
     expect(sent[1]![1]!.content).toEqual([{ type: 'tool_use', id: 'a', name: 'bash', input: { command: 'ls' } }]);
   });
 
-  it('stops between tools once aborted', async () => {
+  it('ends interrupted once stopped, with every tool_use of the reply answered', async () => {
     const controller = new AbortController();
     const { deps, ran } = scripted([reply([toolUse('a', 'x'), toolUse('b', 'y')], 'tool_use')], {
       signal: controller.signal,
-      runTool: async (block) => {
+      runTool: async (block, signal) => {
+        if (signal.aborted) return { type: 'tool_result', tool_use_id: block.id, content: 'not run', is_error: true };
         ran.push(block.id);
-        controller.abort(new Error('stop'));
+        controller.abort(new Interrupted('SIGTERM'));
         return { type: 'tool_result', tool_use_id: block.id, content: 'x' };
       },
     });
-    await expect(agentLoop(start(), deps)).rejects.toThrow('stop');
+    const messages = start();
+    const end = await agentLoop(messages, deps);
+    expect(end).toMatchObject({ kind: 'interrupted', signal: 'SIGTERM', turns: 1 });
     expect(ran).toEqual(['a']);
+    const answered = (messages.at(-1)!.content as Anthropic.ToolResultBlockParam[]).map((block) => block.tool_use_id);
+    expect(answered).toEqual(['a', 'b']);
+  });
+
+  it('ends the turn with its text when the reply says tool_use but holds no tool call', async () => {
+    const { deps, sent, ran } = scripted([reply([text('all done')], 'tool_use')]);
+    const messages = start();
+    const end = await agentLoop(messages, deps);
+    expect(end).toMatchObject({ kind: 'success', stopReason: 'tool_use', finalText: 'all done', turns: 1 });
+    expect(ran).toEqual([]);
+    expect(sent).toHaveLength(1);
+    expect(messages.at(-1)!.role).toBe('assistant');
+  });
+
+  it('fits the context before every call, and ends with its message when the conversation cannot fit', async () => {
+    const fits: number[] = [];
+    const { deps, sent } = scripted([reply([toolUse('a', 'ls')], 'tool_use'), reply([text('never')], 'end_turn')], {
+      context: {
+        fit: (messages) => (fits.push(messages.length), messages.length < 3 ? { ok: true, elided: 0 } : { ok: false, message: 'too big' }),
+        observe: () => {},
+      },
+    });
+    const end = await agentLoop(start(), deps);
+    expect(fits).toEqual([1, 3]);
+    expect(sent).toHaveLength(1);
+    expect(end).toMatchObject({ kind: 'context', message: 'too big', turns: 1 });
+  });
+
+  it('turns a failed model call into an api_error outcome with its hint, keeping the last text', async () => {
+    const replies = [reply([text('looking'), toolUse('a', 'ls')], 'tool_use')];
+    const { deps } = scripted([], {
+      callModel: async () => {
+        const next = replies.shift();
+        if (next) return { ok: true, message: next };
+        return { ok: false, failure: { kind: 'api', message: '401 authentication_error: invalid x-api-key', hint: 'Check ANTHROPIC_API_KEY.', status: 401, requestId: undefined } };
+      },
+    });
+    const end = await agentLoop(start(), deps);
+    expect(end).toMatchObject({ kind: 'api_error', finalText: 'looking', turns: 1 });
+    expect(end.message).toBe('API request failed: 401 authentication_error: invalid x-api-key\nCheck ANTHROPIC_API_KEY.');
   });
 });

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countTokens, startServer, type ServerOptions, type TestServer, type Turn } from './support/server.js';
-import { CacheSimulator, MIN_CACHEABLE_TOKENS } from './support/server-tokens.js';
+import { BLOCK_OVERHEAD, CacheSimulator, MESSAGE_OVERHEAD, MIN_CACHEABLE_TOKENS } from './support/server-tokens.js';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -51,7 +51,7 @@ describe('responses through the real SDK', () => {
     expect(message.stop_reason).toBe('end_turn');
     expect(message.id).toMatch(/^msg_/);
     expect(message.model).toBe('claude-test');
-    expect(message.usage.output_tokens).toBe(10);
+    expect(message.usage.output_tokens).toBe(Math.ceil(39 / 3));
     expect(message.usage.input_tokens).toBe(countTokens(hello()));
     const [request] = server.validRequests();
     expect(request?.headers['anthropic-version']).toBeTruthy();
@@ -94,7 +94,7 @@ describe('responses through the real SDK', () => {
     ]);
     expect(events[0]?.data.message.content).toEqual([]);
     expect(events[3]?.data.delta.text + events[4]?.data.delta.text).toBe('abcdefgh');
-    expect(events[6]?.data).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } });
+    expect(events[6]?.data).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: { output_tokens: Math.ceil(8 / 3) } });
   });
 
   it('answers a non-streamed create with the JSON message', async () => {
@@ -133,7 +133,7 @@ describe('responses through the real SDK', () => {
     await stream(client, hello()).finalMessage();
     expect(server.totals()).toEqual({
       input_tokens: 2 * countTokens(hello()),
-      output_tokens: 5 + 1,
+      output_tokens: Math.ceil(18 / 3) + Math.ceil(4 / 3),
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
     });
@@ -347,9 +347,10 @@ describe('token counting and the prompt-cache simulation', () => {
   const cachedText = (text: string) => ({ type: 'text', text, cache_control: { type: 'ephemeral' } });
   const request = (messages: unknown[], system: unknown = [cachedText(bigSystem)]): Body => ({ model: 'm', max_tokens: 10, system, messages });
 
-  it('counts about one token per four characters, plus overheads, ignoring cache_control', () => {
+  it('counts one token per three characters by default, plus overheads, ignoring cache_control', () => {
     const plain = countTokens({ messages: [{ role: 'user', content: 'x'.repeat(400) }] });
-    expect(plain).toBe(100 + 3 + 4);
+    expect(plain).toBe(Math.ceil(400 / 3) + BLOCK_OVERHEAD + MESSAGE_OVERHEAD);
+    expect(countTokens({ messages: [{ role: 'user', content: 'x'.repeat(400) }] }, 4)).toBe(100 + BLOCK_OVERHEAD + MESSAGE_OVERHEAD);
     const withMarker = countTokens({ messages: [{ role: 'user', content: [cachedText('x'.repeat(400))] }] });
     expect(withMarker).toBe(plain);
     const withTool = countTokens({ tools: [{ name: 'bash', input_schema: { type: 'object' } }], messages: [{ role: 'user', content: 'x'.repeat(400) }] });

@@ -7,8 +7,8 @@ export interface RequestParts {
   messages: Anthropic.MessageParam[];
 }
 
-/** The API accepts at most this many blocks with cache_control in one request. */
-export const MAX_BREAKPOINTS = 4;
+/** The parts of every request that stay the same for a whole run. */
+export type RequestShape = Omit<RequestParts, 'messages'>;
 
 const EPHEMERAL: Anthropic.CacheControlEphemeral = { type: 'ephemeral' };
 

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { RequestParts } from './cache.js';
+import type { RequestParts, RequestShape } from './cache.js';
+import { promptTokens, type PromptUsage } from './usage.js';
 import { CHARS_PER_TOKEN, rawPromptTokens, toolResultChars, toolResultTokens } from './context-estimate.js';
 
 export interface BudgetOptions {
@@ -97,11 +98,6 @@ export class ContextBudget {
     this.keepRecentResults = Math.max(1, Math.floor(options.keepRecentResults ?? 3));
   }
 
-  /** Calibrated tokens per chars/4 token, from the last request large enough to tell. */
-  get ratio(): number {
-    return this.tokensPerRawToken;
-  }
-
   estimate(parts: RequestParts): number {
     return Math.ceil(rawPromptTokens(parts) * this.tokensPerRawToken);
   }
@@ -147,4 +143,30 @@ export class ContextBudget {
     }
     return elided;
   }
+}
+
+export type ContextFit = { ok: true; elided: number } | { ok: false; message: string };
+
+/** The budget as the loop uses it: on the conversation alone, with the run's system prompt and tools held here. */
+export interface ContextFitter {
+  /** Before each request: may elide old tool results in place; not ok when even that cannot make the request fit. */
+  fit(messages: Anthropic.MessageParam[]): ContextFit;
+  /** After each response, before the reply is appended: calibrates the estimate from the reported usage. */
+  observe(messages: Anthropic.MessageParam[], usage: PromptUsage): void;
+}
+
+export function createContextFitter(budget: ContextBudget, shape: RequestShape): ContextFitter {
+  return {
+    fit(messages) {
+      const fit = budget.fit({ ...shape, messages });
+      if (fit.ok) return fit;
+      const message =
+        `The conversation needs about ${Math.round(fit.estimate)} tokens, more than the ${Math.floor(fit.limit)} this context window allows, ` +
+        'even with old command output dropped (the prompt and any piped input count too).';
+      return { ok: false, message };
+    },
+    observe(messages, usage) {
+      budget.observe({ ...shape, messages }, promptTokens(usage));
+    },
+  };
 }

@@ -1,14 +1,19 @@
 import { APIConnectionError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk/core/error';
+import { hintForStatus, type ModelFailure } from './failure.js';
+import { UnexpectedResponse } from './response-check.js';
 
-/** At least 4 attempts in all, per the contract; 6 rides out a few minutes of overload with the backoff below. */
+/**
+ * At least 4 attempts in all, per the contract. With the backoff below, 6 attempts span about 15 s, or up to about
+ * 5 minutes when the server asks for long waits with retry-after.
+ */
 export const MAX_ATTEMPTS = 6;
 const MAX_BACKOFF_MS = 8_000;
 const MAX_RETRY_AFTER_MS = 60_000;
 
 export type FailureClass =
   | { kind: 'aborted' }
-  | { kind: 'retryable'; reason: string; retryAfterMs: number | undefined }
-  | { kind: 'fatal'; message: string };
+  | { kind: 'retryable'; reason: string; retryAfterMs: number | undefined; status: number | undefined }
+  | { kind: 'fatal'; failure: Extract<ModelFailure, { kind: 'api' }> };
 
 /** Decides what a failed model call means: retry it, give up with exit 3, or stop because the run was interrupted. */
 export function classifyFailure(error: unknown, signal: AbortSignal): FailureClass {
@@ -18,27 +23,33 @@ export function classifyFailure(error: unknown, signal: AbortSignal): FailureCla
     const shouldRetry = headerOf(error, 'x-should-retry');
     const retryable = shouldRetry === 'true' || (shouldRetry !== 'false' && isRetryableStatus(status));
     const description = describeApiError(error);
-    if (!retryable) return { kind: 'fatal', message: description };
-    return { kind: 'retryable', reason: description, retryAfterMs: retryAfter(error) };
+    if (!retryable) {
+      const failure = { kind: 'api' as const, message: description, hint: hintForStatus(status), status, requestId: error.requestID ?? undefined };
+      return { kind: 'fatal', failure };
+    }
+    return { kind: 'retryable', reason: description, retryAfterMs: retryAfter(error), status };
   }
-  if (error instanceof APIConnectionError) {
-    return { kind: 'retryable', reason: `connection failed: ${causeText(error)}`, retryAfterMs: undefined };
+  if (error instanceof APIConnectionError && error.cause instanceof UnexpectedResponse) {
+    const { cause } = error;
+    const hint = 'Check ANTHROPIC_BASE_URL, and any proxy or captive portal between here and the API.';
+    return { kind: 'fatal', failure: { kind: 'api', message: cause.message, hint, status: cause.status, requestId: undefined } };
   }
+  if (error instanceof APIConnectionError) return retryable(`connection failed: ${causeText(error)}`);
   // Status-less SDK errors come from the stream itself: an `error` event mid-way, or a stream that ended early.
-  if (error instanceof AnthropicError) {
-    return { kind: 'retryable', reason: `stream broke: ${streamErrorText(error)}`, retryAfterMs: undefined };
-  }
-  // A connection reset mid-stream reaches us as fetch's own error (TypeError: terminated), not as an SDK error.
-  if (isNetworkError(error)) {
-    return { kind: 'retryable', reason: `connection lost: ${causeText(error)}`, retryAfterMs: undefined };
-  }
+  if (error instanceof AnthropicError) return retryable(`stream broke: ${streamErrorText(error)}`);
+  // A connection reset mid-stream surfaces from the response body as the socket's own error (ECONNRESET …).
+  if (isNetworkError(error)) return retryable(`connection lost: ${causeText(error)}`);
   throw error;
+}
+
+function retryable(reason: string): FailureClass {
+  return { kind: 'retryable', reason, retryAfterMs: undefined, status: undefined };
 }
 
 function isNetworkError(error: unknown): error is Error {
   if (!(error instanceof Error)) return false;
   const code = (error.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown }).code;
-  return (error instanceof TypeError && error.message === 'terminated') || (typeof code === 'string' && /^(UND_ERR|E[A-Z]+$)/.test(code));
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }
 
 /** The most specific text an error carries: its cause's code and message when there is one (ECONNREFUSED …). */

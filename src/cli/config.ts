@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { UsageError } from '../outcome.js';
 import { validateRule } from '../guard/glob.js';
+import type { GuardPolicy } from '../guard/judge.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 /** Below this no system prompt, tool and task fit anyway. */
@@ -37,12 +38,6 @@ export interface RawOptions {
 
 export type Credentials = { apiKey: string } | { authToken: string };
 
-export interface GuardSettings {
-  builtinRules: boolean;
-  allow: string[];
-  deny: string[];
-}
-
 export interface Config {
   model: string;
   maxTurns: number;
@@ -53,12 +48,9 @@ export interface Config {
   outputFormat: OutputFormat;
   systemPrompt: string | undefined;
   appendSystemPrompt: string | undefined;
-  guard: GuardSettings;
+  guard: GuardPolicy;
   sandbox: boolean;
   transcriptPath: string | undefined;
-  readStdin: boolean;
-  promptFile: string | undefined;
-  promptWords: string[];
   quiet: boolean;
   verbose: boolean;
   cache: boolean;
@@ -73,7 +65,7 @@ export interface Config {
  * Flags + environment + dotenv file → a validated Config. Anything wrong is a UsageError (exit 2).
  * The dotenv file fills in only what the real environment lacks, so CI secrets always win.
  */
-export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.ProcessEnv = process.env): Config {
+export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.env): Config {
   const cwd = resolveWorkingDirectory(raw.cwd);
   loadEnvFile(raw.envFile, cwd, env);
 
@@ -87,9 +79,6 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
     throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
   }
   if (raw.quiet && raw.verbose) throw new UsageError('--quiet and --verbose cannot be used together.');
-  if (raw.promptFile !== undefined && words.length > 0) {
-    throw new UsageError('Give the prompt either as words or with --prompt-file, not both.');
-  }
 
   return {
     model: nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL,
@@ -104,9 +93,6 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
     guard: { builtinRules: !raw.dangerouslySkipGuard, allow: checkRules('--allow', raw.allow), deny: checkRules('--deny', raw.deny) },
     sandbox: Boolean(raw.sandbox),
     transcriptPath: raw.transcript === undefined ? undefined : resolve(raw.transcript),
-    readStdin: raw.stdin !== false,
-    promptFile: raw.promptFile,
-    promptWords: words,
     quiet: Boolean(raw.quiet),
     verbose: Boolean(raw.verbose),
     cache: raw.cache !== false,

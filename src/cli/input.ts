@@ -18,6 +18,9 @@ export interface PromptSources {
 export async function resolvePrompt(sources: PromptSources): Promise<string> {
   const { words, promptFile, stdin } = sources;
   const stdinUsable = sources.readStdin && !stdin.isTTY;
+  if (promptFile !== undefined && words.length > 0) {
+    throw new UsageError('Give the prompt either as words or with --prompt-file, not both.');
+  }
 
   if (promptFile === '-') {
     if (!stdinUsable) throw new UsageError('--prompt-file - reads the prompt from stdin, but stdin is a terminal or disabled.');

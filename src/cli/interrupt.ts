@@ -1,4 +1,4 @@
-import { Interrupted, type Outcome } from '../outcome.js';
+import { Interrupted } from '../outcome.js';
 
 /** An interrupted run must be gone within 2 s; this is how long the orderly path may take before the process just exits. */
 const INTERRUPT_DEADLINE_MS = 1_800;
@@ -35,9 +35,4 @@ export function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Prom
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-export function interruptedOutcome(signal: AbortSignal, finalText = ''): Outcome {
-  const name = signal.reason instanceof Interrupted ? signal.reason.signalName : 'SIGINT';
-  return { kind: 'interrupted', stopReason: null, finalText, signal: name, message: `Interrupted by ${name}.` };
 }

@@ -3,11 +3,11 @@ import { Command, CommanderError, Option } from 'commander';
 import { resolveConfig, OUTPUT_FORMATS, type Config, type RawOptions } from './config.js';
 import { fanOut, type EventSink } from '../events.js';
 import { resolvePrompt } from './input.js';
-import { UsageError } from '../outcome.js';
+import { stoppedOutcome, UsageError } from '../outcome.js';
 import { createHumanRenderer } from './render/human.js';
 import { createStreamJsonRenderer, resultLine } from './render/json.js';
 import { colourWanted, createStyle } from './render/style.js';
-import { installSignalHandlers, interruptedOutcome, unlessAborted } from './interrupt.js';
+import { installSignalHandlers, unlessAborted } from './interrupt.js';
 import { resultBeforeRun, type ResultObject } from '../result.js';
 import { Transcript } from '../transcript.js';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -53,7 +53,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
 
   let config: Config;
   try {
-    config = resolveConfig(words, raw);
+    config = resolveConfig(raw);
   } catch (error) {
     return failUsage(error, raw.outputFormat, startedAt);
   }
@@ -75,9 +75,9 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
     // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
     const prompt = await unlessAborted(
       resolvePrompt({
-        words: config.promptWords,
-        promptFile: config.promptFile,
-        readStdin: config.readStdin,
+        words,
+        promptFile: raw.promptFile,
+        readStdin: raw.stdin !== false,
         stdin: process.stdin,
         warn: (message) => emit({ type: 'warning', message }),
       }),
@@ -86,7 +86,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
     const { runAgent } = await import('../run.js');
     result =
       prompt === undefined || controller.signal.aborted
-        ? resultBeforeRun(interruptedOutcome(controller.signal), config.model, startedAt)
+        ? resultBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt)
         : await runAgent({
             config,
             prompt,

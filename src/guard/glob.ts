@@ -92,7 +92,7 @@ function compileBracket(glob: string, start: number): BracketResult {
   return { ok: false, message: `unclosed '[' at position ${start + 1}` };
 }
 
-function escapeRegExp(text: string): string {
+export function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 

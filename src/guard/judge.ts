@@ -1,7 +1,7 @@
 // The guard: a guard-rail against a model's mistakes, not a security boundary (that is
 // --sandbox). It parses a command line with a real bash parser and judges every simple
 // command in it against the built-in deny rules and the user's --allow / --deny rules.
-import { compileGlob, normalizeRule } from './glob.js';
+import { compileGlob, escapeRegExp, normalizeRule } from './glob.js';
 import { resolveRelativePaths } from './cwd.js';
 import { brokenRule } from './match.js';
 import { BUILTIN_RULES } from './rules.js';
@@ -103,7 +103,7 @@ function compileRules(globs: readonly string[]): UserRule[] {
     const glob = normalizeRule(raw);
     const compiled = compileGlob(glob);
     // validateRule rejects bad rules up front; one that slips through matches literally.
-    const regexp = compiled.ok ? compiled.regexp : new RegExp(`^${glob.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')}$`);
+    const regexp = compiled.ok ? compiled.regexp : new RegExp(`^${escapeRegExp(glob)}$`);
     if (glob !== '') rules.push({ glob, regexp });
   }
   return rules;

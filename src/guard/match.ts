@@ -4,7 +4,7 @@ import { isTarget } from './targets.js';
 import type { Finding } from './walk.js';
 import { wordFromValue } from './words.js';
 import type { GuardWord } from './words.js';
-import { commandName } from './wrappers.js';
+import { commandName, FIND_EXEC_ACTIONS } from './wrappers.js';
 
 /** The first rule that the finding breaks, if any. */
 export function brokenRule(finding: Finding, rules: readonly GuardRule[]): GuardRule | undefined {
@@ -71,8 +71,6 @@ function hasFlag(options: readonly string[], flags: FlagSpec): boolean {
       : [...option.slice(1)].some((letter) => flags.short.includes(letter)),
   );
 }
-
-const FIND_EXEC_ACTIONS: readonly string[] = ['-exec', '-execdir', '-ok', '-okdir'];
 
 function matchesFind(matcher: Extract<Matcher, { kind: 'find' }>, args: readonly GuardWord[]): boolean {
   let index = 0;

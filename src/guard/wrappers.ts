@@ -69,10 +69,6 @@ export function commandName(word: GuardWord | undefined): string {
   return slash === -1 ? word.value : word.value.slice(slash + 1);
 }
 
-export function isWrapper(name: string): boolean {
-  return Object.hasOwn(WRAPPERS, name);
-}
-
 export function unwrap(words: readonly GuardWord[]): Unwrapped {
   const spec = WRAPPERS[commandName(words[0])];
   if (spec === undefined) return { inner: null, scripts: [] };
@@ -180,7 +176,8 @@ export function isEval(words: readonly GuardWord[]): boolean {
   return commandName(words[0]) === 'eval';
 }
 
-const FIND_EXEC_ACTIONS: readonly string[] = ['-exec', '-execdir', '-ok', '-okdir'];
+/** find's actions that run a command. */
+export const FIND_EXEC_ACTIONS: readonly string[] = ['-exec', '-execdir', '-ok', '-okdir'];
 
 /** The commands `find ... -exec cmd args {} ;` runs. */
 export function findExecs(words: readonly GuardWord[]): GuardWord[][] {

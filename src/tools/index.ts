@@ -23,11 +23,13 @@ export function createToolbox(tools: Tool[]): Toolbox {
     specs: tools.map((tool) => tool.spec),
     async run(block, signal) {
       const tool = byName.get(block.name);
-      const outcome: ToolOutcome = !tool
-        ? { content: `Unknown tool '${block.name}'. The tools available are: ${names}.`, isError: true }
-        : !isRecord(block.input)
-          ? { content: `The input of '${block.name}' must be a JSON object.`, isError: true }
-          : await tool.run(block.input, block.id, signal);
+      const outcome: ToolOutcome = signal.aborted
+        ? { content: 'Not run: the run was stopped before this call.', isError: true }
+        : !tool
+          ? { content: `Unknown tool '${block.name}'. The tools available are: ${names}.`, isError: true }
+          : !isRecord(block.input)
+            ? { content: `The input of '${block.name}' must be a JSON object.`, isError: true }
+            : await tool.run(block.input, block.id, signal);
       return {
         type: 'tool_result',
         tool_use_id: block.id,

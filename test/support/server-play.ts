@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import { defaultBreakPoint, frame, messageEvents, type SseEvent } from './server-sse.js';
 import { outputTokens, type CacheSimulator } from './server-tokens.js';
-import type { Block, RecordedRequest, StaticTurn, Turn, Usage } from './server-types.js';
+import type { Block, MessageTurn, RecordedRequest, StaticTurn, Turn, Usage } from './server-types.js';
 import { buildMessage, defaultErrorType, defaultStopReason, errorBody, resolveContent, type WireMessage } from './server-wire.js';
 
 const DEFAULT_BROKEN_CONTENT: Block[] = [{ type: 'text', text: 'This answer is cut off before it can finish.' }];
@@ -38,7 +38,7 @@ export class TurnPlayer {
         if (scripted.delayMs) await this.#sleep(scripted.delayMs);
         if (this.#gone(res)) return;
         const done = streamed
-          ? await this.#stream(res, requestId, messageEvents(message), scripted.chunkDelayMs ?? 0)
+          ? await this.#stream(res, requestId, withPings(messageEvents(message), scripted.pings?.count ?? 0), scripted)
           : this.#json(res, requestId, message);
         if (done) this.onSuccess(message.usage);
         return;
@@ -55,6 +55,10 @@ export class TurnPlayer {
         return streamed ? this.#broken(res, requestId, record, scripted) : this.#brokenJson(res, requestId, record, scripted);
       case 'hang':
         return; // The socket stays open until the client gives up or the server closes.
+      case 'raw':
+        res.writeHead(scripted.status, { 'request-id': requestId, ...scripted.headers });
+        res.end(scripted.body);
+        return;
     }
   }
 
@@ -64,7 +68,7 @@ export class TurnPlayer {
     overrides: { stop_reason?: WireMessage['stop_reason']; usage?: Partial<Usage> } = {},
   ): WireMessage {
     const content = resolveContent(blocks);
-    const usage: Usage = { ...this.cache.account(record.body), output_tokens: outputTokens(content), ...overrides.usage };
+    const usage: Usage = { ...this.cache.account(record.body), output_tokens: outputTokens(content, this.cache.charsPerToken), ...overrides.usage };
     const stopReason = overrides.stop_reason ?? defaultStopReason(content);
     return buildMessage(String(record.body?.model ?? ''), content, stopReason, usage);
   }
@@ -85,10 +89,11 @@ export class TurnPlayer {
   }
 
   /** Writes the events one by one; true when all of them went out and the response ended. */
-  async #stream(res: ServerResponse, requestId: string, events: readonly SseEvent[], chunkDelayMs: number): Promise<boolean> {
+  async #stream(res: ServerResponse, requestId: string, events: readonly SseEvent[], pacing: Pacing): Promise<boolean> {
     this.#startStream(res, requestId);
     for (const [index, event] of events.entries()) {
-      if (index > 0 && chunkDelayMs > 0) await this.#sleep(chunkDelayMs);
+      const pause = event.event === 'ping' && pacing.pings ? pacing.pings.everyMs : (pacing.chunkDelayMs ?? 0);
+      if (index > 0 && pause > 0) await this.#sleep(pause);
       if (this.#gone(res)) return false;
       await write(res, frame(event));
     }
@@ -150,6 +155,13 @@ export class TurnPlayer {
 }
 
 type BrokenTurn = Extract<StaticTurn, { kind: 'stream_error' | 'drop' | 'truncated' }>;
+type Pacing = Pick<MessageTurn, 'chunkDelayMs' | 'pings'>;
+
+/** The events with `count` more pings right after message_start. */
+function withPings(events: SseEvent[], count: number): SseEvent[] {
+  const pings = Array.from({ length: count }, (): SseEvent => ({ event: 'ping', data: { type: 'ping' } }));
+  return [events[0]!, ...pings, ...events.slice(1)];
+}
 
 async function resolveTurn(turn: Turn, record: RecordedRequest): Promise<StaticTurn> {
   let current = turn;

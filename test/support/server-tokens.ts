@@ -4,17 +4,22 @@
 // - the request is cut into units, in cache order: each tool definition, each system text
 //   block (a string system is one block), then each content block of each message (string
 //   content is one block);
-// - a unit costs ceil(chars / 4) + BLOCK_OVERHEAD tokens, where chars is the length of its
+// - a unit costs ceil(chars / charsPerToken) + BLOCK_OVERHEAD tokens, where chars is the length of its
 //   text: the tool definition as JSON, the text of a text or thinking block, a tool_use's name
 //   plus its input as JSON, a tool_result's text (non-text parts as JSON), anything else as JSON;
 // - each message adds MESSAGE_OVERHEAD, booked on its first unit;
 // - the count is the sum over the units. `cache_control` never counts.
+//
+// The default of 3 characters per token is what real tokenizers give on code and logs, and it is
+// deliberately not the product's own estimate (characters / 4, with its own overheads): a budget
+// that only agreed with itself would pass every test here and still overflow a real window.
 
 import { createHash } from 'node:crypto';
 import type { ResolvedBlock, Usage } from './server-types.js';
 
-export const BLOCK_OVERHEAD = 3;
-export const MESSAGE_OVERHEAD = 4;
+export const DEFAULT_CHARS_PER_TOKEN = 3;
+export const BLOCK_OVERHEAD = 5;
+export const MESSAGE_OVERHEAD = 7;
 /** Prefixes shorter than this are not cached (as for Sonnet-class models); that is no error. */
 export const MIN_CACHEABLE_TOKENS = 1024;
 /** How many blocks before a breakpoint the API looks back for an earlier cached prefix. */
@@ -84,8 +89,8 @@ function blockChars(block: unknown): number {
   }
 }
 
-function unitTokens(chars: number): number {
-  return Math.ceil(chars / 4) + BLOCK_OVERHEAD;
+function unitTokens(chars: number, charsPerToken: number): number {
+  return Math.ceil(chars / charsPerToken) + BLOCK_OVERHEAD;
 }
 
 function asBlocks(content: unknown): unknown[] {
@@ -94,17 +99,17 @@ function asBlocks(content: unknown): unknown[] {
 }
 
 /** The request cut into units in cache order: tools, system, then message blocks. */
-function units(body: unknown): Unit[] {
+function units(body: unknown, charsPerToken: number): Unit[] {
   if (!isRecord(body)) return [];
   const out: Unit[] = [];
   const tools = Array.isArray(body['tools']) ? body['tools'] : [];
   for (const tool of tools) {
     const canonical = canonicalJson({ tool });
-    out.push({ tokens: unitTokens(canonicalJson(tool).length), breakpoint: cacheControlCount(tool) > 0, canonical });
+    out.push({ tokens: unitTokens(canonicalJson(tool).length, charsPerToken), breakpoint: cacheControlCount(tool) > 0, canonical });
   }
   for (const block of asBlocks(body['system'])) {
     out.push({
-      tokens: unitTokens(blockChars(block)),
+      tokens: unitTokens(blockChars(block), charsPerToken),
       breakpoint: cacheControlCount(block) > 0,
       canonical: canonicalJson({ system: block }),
     });
@@ -120,7 +125,7 @@ function units(body: unknown): Unit[] {
     blocks.forEach((block, index) => {
       const first = index === 0;
       out.push({
-        tokens: unitTokens(blockChars(block)) + (first ? MESSAGE_OVERHEAD : 0),
+        tokens: unitTokens(blockChars(block), charsPerToken) + (first ? MESSAGE_OVERHEAD : 0),
         breakpoint: cacheControlCount(block) > 0,
         // `first` marks where a message starts, so the chain of units is unambiguous.
         canonical: canonicalJson({ role, first, block }),
@@ -131,14 +136,14 @@ function units(body: unknown): Unit[] {
 }
 
 /** The server's deterministic token count of a request (see the top of this file). */
-export function countTokens(body: unknown): number {
-  return units(body).reduce((sum, unit) => sum + unit.tokens, 0);
+export function countTokens(body: unknown, charsPerToken = DEFAULT_CHARS_PER_TOKEN): number {
+  return units(body, charsPerToken).reduce((sum, unit) => sum + unit.tokens, 0);
 }
 
-/** About one token per 4 characters of what the response says, at least 1. */
-export function outputTokens(content: readonly ResolvedBlock[]): number {
+/** One token per `charsPerToken` characters of what the response says, at least 1. */
+export function outputTokens(content: readonly ResolvedBlock[], charsPerToken = DEFAULT_CHARS_PER_TOKEN): number {
   const chars = content.reduce((sum, block) => sum + blockChars(block), 0);
-  return Math.max(1, Math.ceil(chars / 4));
+  return Math.max(1, Math.ceil(chars / charsPerToken));
 }
 
 export type InputUsage = Omit<Usage, 'output_tokens'>;
@@ -153,8 +158,10 @@ export type InputUsage = Omit<Usage, 'output_tokens'>;
 export class CacheSimulator {
   readonly #cached = new Map<string, number>();
 
+  constructor(readonly charsPerToken = DEFAULT_CHARS_PER_TOKEN) {}
+
   account(body: unknown): InputUsage {
-    const all = units(body);
+    const all = units(body, this.charsPerToken);
     const model = isRecord(body) ? String(body['model'] ?? '') : '';
     const hashes: string[] = [];
     const prefixTokens: number[] = [];

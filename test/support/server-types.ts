@@ -38,6 +38,16 @@ export interface MessageTurn {
   delayMs?: number;
   /** Wait between SSE events. */
   chunkDelayMs?: number;
+  /** After message_start, this many `ping` events, one every `everyMs`, before any content: a slow but live stream. */
+  pings?: { count: number; everyMs: number };
+}
+
+/** Any HTTP response at all, as a misconfigured endpoint, a proxy or a captive portal might send. */
+export interface RawTurn {
+  kind: 'raw';
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
 }
 
 export interface HttpErrorTurn {
@@ -74,7 +84,7 @@ export interface HangTurn {
   kind: 'hang';
 }
 
-export type StaticTurn = MessageTurn | HttpErrorTurn | StreamErrorTurn | DropTurn | TruncatedTurn | HangTurn;
+export type StaticTurn = MessageTurn | HttpErrorTurn | StreamErrorTurn | DropTurn | TruncatedTurn | HangTurn | RawTurn;
 export type DynamicTurn = (req: RecordedRequest) => Turn | Promise<Turn>;
 export type Turn = StaticTurn | DynamicTurn;
 
@@ -90,6 +100,8 @@ export interface RecordedRequest {
 export interface ServerOptions {
   /** If set, prompts whose token count exceeds it get `prompt is too long: N tokens > M maximum`. */
   contextWindow?: number;
+  /** How many characters the server counts as one token (default 3, as real tokenizers do on code and logs). */
+  charsPerToken?: number;
   /** What to answer once the script has run out (default: a 500 'test script exhausted'). */
   onExhausted?: Turn;
   /** If set, 401 unless the request carries this x-api-key / Authorization: Bearer. */

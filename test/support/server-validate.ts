@@ -27,6 +27,7 @@ export interface ValidateOptions {
   /** count_tokens takes no max_tokens. */
   requireMaxTokens: boolean;
   contextWindow?: number;
+  charsPerToken: number;
 }
 
 export function validateMessagesRequest(body: unknown, options: ValidateOptions): ApiFailure | undefined {
@@ -39,7 +40,7 @@ export function validateMessagesRequest(body: unknown, options: ValidateOptions)
     checkCacheBreakpoints(body);
   if (message !== undefined) return invalid(message);
   if (options.contextWindow !== undefined) {
-    const tokens = countTokens(body);
+    const tokens = countTokens(body, options.charsPerToken);
     if (tokens > options.contextWindow) {
       return invalid(`prompt is too long: ${tokens} tokens > ${options.contextWindow} maximum`);
     }

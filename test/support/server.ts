@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { TurnPlayer } from './server-play.js';
-import { CacheSimulator, countTokens } from './server-tokens.js';
+import { CacheSimulator, countTokens, DEFAULT_CHARS_PER_TOKEN } from './server-tokens.js';
 import type { ApiFailure, RecordedRequest, ServerOptions, TestServer, Turn, Usage } from './server-types.js';
 import { validateMessagesRequest } from './server-validate.js';
 import { errorBody, newRequestId } from './server-wire.js';
@@ -71,9 +71,10 @@ const emptyUsage = (): Usage => ({
 
 export async function startServer(script: Turn[], options: ServerOptions = {}): Promise<TestServer> {
   const requests: RecordedRequest[] = [];
+  const charsPerToken = options.charsPerToken ?? DEFAULT_CHARS_PER_TOKEN;
   const sockets = new Set<Socket>();
   const total = emptyUsage();
-  const player = new TurnPlayer(new CacheSimulator(), (usage) => {
+  const player = new TurnPlayer(new CacheSimulator(charsPerToken), (usage) => {
     total.input_tokens += usage.input_tokens;
     total.output_tokens += usage.output_tokens;
     total.cache_creation_input_tokens += usage.cache_creation_input_tokens;
@@ -130,12 +131,13 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
     const failure = validateMessagesRequest(parsed.value, {
       requireMaxTokens: isMessages,
       ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+      charsPerToken,
     });
     if (failure) return reject(record, res, failure, requestId);
 
     if (isCount) {
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId });
-      res.end(JSON.stringify({ input_tokens: countTokens(parsed.value) }));
+      res.end(JSON.stringify({ input_tokens: countTokens(parsed.value, charsPerToken) }));
       return;
     }
     await player.play(takeTurn(), record, res, requestId);

@@ -1,0 +1,68 @@
+/**
+ * Wraps the SDK's fetch with two checks the SDK does not make. A 200 whose body is not an event stream (a captive
+ * portal's page, a proxy's error page, a wrong ANTHROPIC_BASE_URL) would otherwise read as a stream that "ended
+ * without sending any chunks" and be retried; it is not transient, so it fails at once with what came back. And
+ * every chunk of the body counts as a sign of life for the stall watch, `ping` events included, which the SDK
+ * drops before any event we could listen to.
+ */
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+const SHOWN_BYTES = 300;
+
+/** A successful status with a body that is not the API's: not retried. */
+export class UnexpectedResponse extends Error {
+  override name = 'UnexpectedResponse';
+  constructor(
+    readonly status: number,
+    readonly contentType: string,
+    readonly firstWords: string,
+  ) {
+    super(`HTTP ${status} with content type '${contentType || 'none'}' instead of an event stream: ${firstWords || '(empty body)'}`);
+  }
+}
+
+export function checkedFetch(fetch: Fetch, onBytes: () => void): Fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const body = response.body;
+    if (!response.ok || body === null) return response;
+    const contentType = response.headers.get('content-type') ?? '';
+    if (wantsStream(init) && !contentType.includes('text/event-stream')) {
+      throw new UnexpectedResponse(response.status, contentType, await firstWords(body));
+    }
+    const counted = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          onBytes();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+function wantsStream(init: RequestInit | undefined): boolean {
+  return typeof init?.body === 'string' && /"stream"\s*:\s*true/.test(init.body);
+}
+
+/** The start of a body, as one line of text: enough to recognise an HTML page or a proxy's message. */
+async function firstWords(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < SHOWN_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // What arrived before the connection broke is enough to show.
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
+  return text.length > SHOWN_BYTES ? `${text.slice(0, SHOWN_BYTES)}…` : text;
+}
