@@ -1,4 +1,5 @@
 import { APIConnectionError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk/core/error';
+import { classifyNetworkError } from './network-errors.js';
 
 /** At least 4 attempts in all, per the contract; 6 rides out a few minutes of overload with the backoff below. */
 export const MAX_ATTEMPTS = 6;
@@ -13,6 +14,8 @@ export type FailureClass =
 /** Decides what a failed model call means: retry it, give up with exit 3, or stop because the run was interrupted. */
 export function classifyFailure(error: unknown, signal: AbortSignal): FailureClass {
   if (signal.aborted || error instanceof APIUserAbortError) return { kind: 'aborted' };
+  const network = classifyNetworkError(error);
+  if (network) return network;
   if (error instanceof APIError && error.status !== undefined) {
     const status = error.status;
     const shouldRetry = headerOf(error, 'x-should-retry');
