@@ -77,6 +77,25 @@ describe('requests through a proxy', () => {
     expect(p.seen[0]!.proxyAuthorization).toBe(`Basic ${Buffer.from('ci:p@ss word').toString('base64')}`);
     expect(p.seen[0]!.status).toBe(200);
   });
+
+  it('reaches an https:// proxy over TLS, trusted through NODE_EXTRA_CA_CERTS like the server', async () => {
+    const s = await serve([answer('two TLS layers')], { tls: certs.server });
+    const p = await useProxy({ tls: certs.server });
+    const run = await runAgent(['go'], s.url, { env: { HTTPS_PROXY: p.url, NODE_EXTRA_CA_CERTS: certs.caFile } });
+    expect(run.code).toBe(0);
+    expect(p.url).toMatch(/^https:/);
+    expect(p.seen.map((record) => record.method)).toEqual(['CONNECT']);
+  });
+
+  it('prints neither the API key nor the proxy password with DEBUG=*', async () => {
+    const s = await serve([answer('quiet')]);
+    const p = await useProxy({ credentials: { user: 'ci', password: 'proxy-secret' } });
+    const env = { DEBUG: '*', ANTHROPIC_API_KEY: 'sk-ant-api03-not-for-logs', HTTP_PROXY: `http://ci:proxy-secret@127.0.0.1:${p.port}` };
+    const run = await runAgent(['go'], s.url, { env });
+    expect(run.code).toBe(0);
+    expect(p.seen).toHaveLength(1);
+    expect(run.stderr + run.stdout).not.toMatch(/not-for-logs|proxy-secret/);
+  });
 });
 
 describe('NO_PROXY', () => {
@@ -129,6 +148,17 @@ describe('a proxy that fails', () => {
     expect(run.stderr).not.toMatch(/retrying/);
     expect(p.seen).toHaveLength(1);
     expect(s.connections()).toBe(0);
+  });
+
+  it('answers a forwarded http request with 407: exit 3 at once, saying so', async () => {
+    const s = await serve([answer('never')]);
+    const p = await useProxy({ credentials: { user: 'ci', password: 'right' } });
+    const run = await runAgent(['go'], s.url, { env: { HTTP_PROXY: p.url } });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`(from HTTP_PROXY) answered 407 Proxy Authentication Required to a request for 127.0.0.1:${new URL(s.url).port}`);
+    expect(run.stderr).toContain('put them in HTTP_PROXY as http://user:password@host:port');
+    expect(p.seen).toHaveLength(1);
+    expect(s.requests).toEqual([]);
   });
 
   it('rejects wrong credentials with 407: exit 3, the password never printed', async () => {

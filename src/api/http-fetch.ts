@@ -43,7 +43,7 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
     const req = request(url, { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) }, (response) => {
       if (proxy && response.statusCode === 407) {
         response.resume();
-        reject(refusal(proxy, url, 407, response.statusMessage ?? ''));
+        reject(refusal(proxy, url, 407, response.statusMessage ?? '', false));
       } else resolve(response);
     });
     watchProxy(req, url, proxy, reject);
@@ -72,7 +72,7 @@ function watchProxy(req: ClientRequest, url: URL, proxy: Route['proxy'], reject:
   req.on('proxyConnect', (connect: { statusCode?: number; statusText?: string }) => {
     reachedProxy = true;
     if (proxy && connect.statusCode !== undefined && connect.statusCode !== 200) {
-      reject(refusal(proxy, url, connect.statusCode, connect.statusText ?? ''));
+      reject(refusal(proxy, url, connect.statusCode, connect.statusText ?? '', true));
       req.destroy();
     }
   });
@@ -84,8 +84,8 @@ function watchProxy(req: ClientRequest, url: URL, proxy: Route['proxy'], reject:
   });
 }
 
-function refusal(proxy: NonNullable<Route['proxy']>, url: URL, status: number, statusText: string): ProxyRefused {
+function refusal(proxy: NonNullable<Route['proxy']>, url: URL, status: number, statusText: string, tunnel: boolean): ProxyRefused {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const sentCredentials = proxy.url.username !== '' || proxy.url.password !== '';
-  return new ProxyRefused(displayProxy(proxy.url), proxy.variable, `${url.hostname}:${port}`, status, statusText, sentCredentials);
+  return new ProxyRefused(displayProxy(proxy.url), proxy.variable, `${url.hostname}:${port}`, status, statusText, sentCredentials, tunnel);
 }

@@ -13,7 +13,7 @@ export class ProxyUnreachable extends Error {
   }
 }
 
-/** The proxy answered the CONNECT request with something other than 200. */
+/** The proxy refused: a CONNECT answered with something other than 200, or a forwarded request answered 407. */
 export class ProxyRefused extends Error {
   override name = 'ProxyRefused';
   constructor(
@@ -23,8 +23,9 @@ export class ProxyRefused extends Error {
     readonly status: number,
     readonly statusText: string,
     readonly sentCredentials: boolean,
+    tunnel: boolean,
   ) {
-    super(`the proxy ${proxy} (from ${variable}) answered ${status}${statusText ? ` ${statusText}` : ''} to CONNECT ${target}`);
+    super(`the proxy ${proxy} (from ${variable}) answered ${status}${statusText ? ` ${statusText}` : ''} to ${tunnel ? 'CONNECT' : 'a request for'} ${target}`);
   }
 }
 

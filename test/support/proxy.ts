@@ -2,6 +2,7 @@
 // targets). It records what passed through it, can demand Proxy-Authorization, or refuse every request.
 // It connects to loopback targets only (and to the routes it is given, on loopback); anything else is answered 403.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
 export interface ProxyRecord {
@@ -21,10 +22,12 @@ export interface ProxyOptions {
   refuseWith?: number;
   /** CONNECT targets (`api.anthropic.com:443`) to send to a loopback port instead: a stand-in for a real host. */
   routes?: Record<string, number>;
+  /** Listen with TLS (an https:// proxy) with this key and certificate. */
+  tls?: { key: string; cert: string };
 }
 
 export interface TestProxy {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT, or https:// with the tls option. */
   url: string;
   port: number;
   seen: ProxyRecord[];
@@ -52,7 +55,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
     seen.push({ method: req.method ?? '', target, proxyAuthorization: req.headers['proxy-authorization'], status });
   }
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const target = new URL(req.url ?? '/');
     const status = verdict(req, target.hostname);
     record(req, target.href, status || 200);
@@ -69,7 +72,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
     });
     upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     req.pipe(upstream);
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, onRequest) : createServer(onRequest);
 
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const target = req.url ?? '';
@@ -111,7 +115,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     seen,
     close: async () => {
