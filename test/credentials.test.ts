@@ -2,10 +2,12 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answer, runAgent, tempDir } from './support/run-agent.js';
+import { answer, tempDir } from './support/run-agent.js';
+import { useScratchRuns } from './support/scratch.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
+const runAgent = useScratchRuns();
 
 describe('credentials checked before any request', () => {
   it.each([

@@ -3,13 +3,15 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { answer, answerWithLastResult, bash, runAgent, tempDir } from './support/run-agent.js';
+import { answer, answerWithLastResult, bash, tempDir } from './support/run-agent.js';
 import { startProxy, type TestProxy } from './support/proxy.js';
 import { startServer, type TestServer } from './support/server.js';
 import { makeCertificates, type TestCertificates } from './support/tls.js';
+import { useScratchRuns } from './support/scratch.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
+const runAgent = useScratchRuns();
 let certs: TestCertificates;
 const closing: Array<{ close(): Promise<void> }> = [];
 const dirs: string[] = [];

@@ -2,12 +2,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { answer, answerWithLastResult, bash, runAgent } from './support/run-agent.js';
+import { answer, answerWithLastResult, bash } from './support/run-agent.js';
 import { startProxy, type TestProxy } from './support/proxy.js';
 import { makeCertificates, type TestCertificates } from './support/tls.js';
+import { useScratchRuns } from './support/scratch.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
+const runAgent = useScratchRuns();
 let proxy: TestProxy | undefined;
 let certs: TestCertificates;
 beforeAll(() => {

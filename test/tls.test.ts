@@ -2,11 +2,13 @@
 // that must not be retried.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { answer, runAgent } from './support/run-agent.js';
+import { answer } from './support/run-agent.js';
 import { makeCertificates, type TestCertificates } from './support/tls.js';
+import { useScratchRuns } from './support/scratch.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
+const runAgent = useScratchRuns();
 let certs: TestCertificates;
 beforeAll(() => {
   certs = makeCertificates();

@@ -70,7 +70,7 @@ export function isTlsError(error: unknown): error is Error & { code: string } {
 /** A verdict for the failures this module knows, anywhere in the error's cause chain; undefined for the rest. */
 export function classifyNetworkError(error: unknown): NetworkFailureClass | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current instanceof TlsFailure) return { kind: 'fatal', message: `${current.message}.\n${tlsHint(current.code)}` };
+    if (current instanceof TlsFailure) return { kind: 'fatal', message: `${current.message}.\n${tlsHint(current)}` };
     if (current instanceof ProxyRefused) return proxyRefusal(current);
     if (current instanceof ProxyUnreachable) return { kind: 'retryable', reason: current.message, retryAfterMs: undefined };
   }
@@ -91,7 +91,7 @@ function proxyRefusal(refusal: ProxyRefused): NetworkFailureClass {
   return { kind: 'fatal', message: `${capitalise(refusal.message)}.${hint ? `\n${hint}` : ''}` };
 }
 
-function tlsHint(code: string): string {
+function tlsHint({ code, origin }: TlsFailure): string {
   const extra = process.env.NODE_EXTRA_CA_CERTS;
   const caFile = extra ? caFileNote(extra) : '';
   if (UNTRUSTED.has(code)) {
@@ -100,7 +100,8 @@ function tlsHint(code: string): string {
       : `${caFile}If the server, or a proxy that inspects TLS, uses a private certificate authority, set NODE_EXTRA_CA_CERTS to its CA certificate (PEM file).`;
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
-    return `${caFile}The certificate is for another host name: check the host in ANTHROPIC_BASE_URL (NODE_EXTRA_CA_CERTS cannot fix a name mismatch).`;
+    const where = origin.startsWith('the proxy') ? 'the proxy URL' : 'ANTHROPIC_BASE_URL';
+    return `${caFile}The certificate is for another host name: check the host in ${where} (NODE_EXTRA_CA_CERTS cannot fix a name mismatch).`;
   }
   if (CERTIFICATE.has(code)) return `${caFile}The certificate itself is not acceptable; NODE_EXTRA_CA_CERTS can add a trusted authority but cannot fix that.`;
   return `${caFile}The server did not speak TLS as expected: if it is a plain http endpoint, use an http:// URL (NODE_EXTRA_CA_CERTS is for certificates from a private authority).`;

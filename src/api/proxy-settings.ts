@@ -20,11 +20,6 @@ function read(env: Env, name: string): { variable: string; value: string } | und
   return undefined;
 }
 
-/** True when any proxy variable is set, so that a run without one never loads the proxy code. */
-export function anyProxyVariable(env: Env): boolean {
-  return read(env, 'https_proxy') !== undefined || read(env, 'http_proxy') !== undefined;
-}
-
 /** HTTPS_PROXY for https URLs, HTTP_PROXY for http ones, unless NO_PROXY covers the host. */
 export function proxyFor(target: URL, env: Env): ProxyChoice {
   const setting = read(env, target.protocol === 'https:' ? 'https_proxy' : 'http_proxy');
