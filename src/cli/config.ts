@@ -1,9 +1,13 @@
-import { readFileSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
-import { parse as parseDotenv } from 'dotenv';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { UsageError } from '../outcome.js';
 import { validateRule } from '../guard/glob.js';
 import type { GuardPolicy } from '../guard/judge.js';
+import { readCredentials, type Credentials } from './credentials.js';
+import { loadDotenv } from './dotenv-trust.js';
+import { checkNetworkSettings } from './network-config.js';
+
+export type { Credentials } from './credentials.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 /** Below this no system prompt, tool and task fit anyway. */
@@ -28,7 +32,8 @@ export interface RawOptions {
   sandbox?: boolean;
   transcript?: string;
   stdin?: boolean;
-  envFile?: string;
+  /** A path, or false for --no-env-file. */
+  envFile?: string | false;
   promptFile?: string;
   quiet?: boolean;
   verbose?: boolean;
@@ -36,7 +41,6 @@ export interface RawOptions {
   contextWindow?: string;
 }
 
-export type Credentials = { apiKey: string } | { authToken: string };
 
 export interface Config {
   model: string;
@@ -59,6 +63,8 @@ export interface Config {
   baseURL: string | undefined;
   retryBaseDelayMs: number;
   streamIdleMs: number;
+  /** Said on stderr as the run starts (an ignored .env setting, say). */
+  warnings: string[];
 }
 
 /**
@@ -67,7 +73,8 @@ export interface Config {
  */
 export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.env): Config {
   const cwd = resolveWorkingDirectory(raw.cwd);
-  loadEnvFile(raw.envFile, cwd, env);
+  const dotenv = loadDotenv(raw.envFile, cwd, env);
+  const originOf = (name: string) => dotenv.origins.get(name) ?? 'the environment';
 
   const timeoutSec = positiveInt('--timeout', raw.timeout, 120);
   const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, 600);
@@ -80,6 +87,7 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
   }
   if (raw.quiet && raw.verbose) throw new UsageError('--quiet and --verbose cannot be used together.');
 
+  const baseURL = readBaseURL(env);
   return {
     model: nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL,
     maxTurns: positiveInt('--max-turns', raw.maxTurns, 100),
@@ -97,10 +105,11 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     verbose: Boolean(raw.verbose),
     cache: raw.cache !== false,
     contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, 200_000), '--context-window'),
-    credentials: readCredentials(env),
-    baseURL: readBaseURL(env),
+    credentials: readCredentials(env, originOf),
+    baseURL,
     retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
     streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
+    warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins)],
   };
 }
 
@@ -122,30 +131,6 @@ function resolveWorkingDirectory(dir: string | undefined): string {
   }
   if (!isDirectory) throw new UsageError(`Working directory ${path} is not a directory.`);
   return path;
-}
-
-function loadEnvFile(explicit: string | undefined, cwd: string, env: NodeJS.ProcessEnv): void {
-  const path = explicit === undefined ? resolve(cwd, '.env') : isAbsolute(explicit) ? explicit : resolve(explicit);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if (explicit === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new UsageError(`Cannot read env file ${path}: ${(error as Error).message}`);
-  }
-  for (const [name, value] of Object.entries(parseDotenv(text))) {
-    if (env[name] === undefined) env[name] = value;
-  }
-}
-
-function readCredentials(env: NodeJS.ProcessEnv): Credentials {
-  const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
-  if (apiKey) return { apiKey };
-  const authToken = nonEmpty(env.ANTHROPIC_AUTH_TOKEN);
-  if (authToken) return { authToken };
-  throw new UsageError(
-    'No credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token), in the environment or in a .env file.',
-  );
 }
 
 function readBaseURL(env: NodeJS.ProcessEnv): string | undefined {

@@ -69,6 +69,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
     return failUsage(new UsageError(`Cannot write transcript ${config.transcriptPath}: ${(error as Error).message}`), config.outputFormat, startedAt);
   }
   const emit = await createSinks(config, transcript);
+  for (const message of config.warnings) emit({ type: 'warning', message });
 
   let result: ResultObject;
   try {
@@ -129,6 +130,7 @@ function parseArguments(argv: string[]): { words: string[]; raw: RawOptions } | 
     .option('--transcript <file>', 'write the whole run as JSONL')
     .option('--no-stdin', 'never read stdin as context')
     .option('--env-file <path>', 'dotenv file to load (default: .env in the working directory)')
+    .option('--no-env-file', 'load no dotenv file')
     .option('-f, --prompt-file <path>', 'read the prompt from a file (- for stdin)')
     .option('--no-cache', 'send no prompt-caching breakpoints')
     .option('--context-window <tokens>', "the model's context window, for budgeting", '200000')
