@@ -41,7 +41,7 @@ export function createModelCall({ config, shape, emit, stats }: ModelSetup): Cal
   let stallWatch: StallWatch | undefined;
   const client = new Messages(
     new BaseAnthropic({
-      ...config.credentials,
+      ...sdkCredentials(config.credentials),
       baseURL: config.baseURL ?? null,
       maxRetries: 0,
       fetch: checkedFetch(nodeFetch, () => stallWatch?.touch()),
@@ -93,6 +93,15 @@ export function createModelCall({ config, shape, emit, stats }: ModelSetup): Cal
       if (!(await sleep(delayMs, signal))) return { ok: false, failure: { kind: 'aborted' } };
     }
   };
+}
+
+/**
+ * SDK 1.x sends an API key as a bearer token; gateways and endpoints built for the x-api-key convention reject that,
+ * so the key goes in x-api-key itself, and exactly one credential goes out.
+ */
+function sdkCredentials(credentials: Config['credentials']) {
+  if ('apiKey' in credentials) return { apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': credentials.apiKey } };
+  return { apiKey: null, authToken: credentials.authToken };
 }
 
 function record(stats: ModelStats, model: string, usage: Anthropic.Usage): void {

@@ -56,10 +56,9 @@ function checkAuth(req: IncomingMessage, required: ServerOptions['requireAuth'])
   const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1];
   if (!apiKey && !bearer) return { status: 401, type: 'authentication_error', message: 'x-api-key header is required' };
   if (!required) return undefined;
-  // SDK 1.x sends an API key as a bearer token too, so a required API key is accepted either way.
+  // An API key goes in x-api-key and a token in Authorization: Bearer, as the contract says.
   const accepted =
-    (required.apiKey !== undefined && (apiKey === required.apiKey || bearer === required.apiKey)) ||
-    (required.bearer !== undefined && bearer === required.bearer);
+    (required.apiKey !== undefined && apiKey === required.apiKey) || (required.bearer !== undefined && bearer === required.bearer);
   return accepted ? undefined : { status: 401, type: 'authentication_error', message: 'invalid x-api-key' };
 }
 
