@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { UsageError } from '../outcome.js';
 import { validateRule } from '../guard/glob.js';
+import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 /** Below this no system prompt, tool and task fit anyway. */
@@ -33,6 +34,8 @@ export interface RawOptions {
   verbose?: boolean;
   cache?: boolean;
   contextWindow?: string;
+  passEnv?: string[];
+  sandboxExpose?: string[];
 }
 
 export type Credentials = { apiKey: string } | { authToken: string };
@@ -67,6 +70,10 @@ export interface Config {
   baseURL: string | undefined;
   retryBaseDelayMs: number;
   streamIdleMs: number;
+  /** Globs of secret-looking variables the commands may see anyway. */
+  passEnv: string[];
+  /** Absolute paths shown read-only under --sandbox. */
+  sandboxExpose: string[];
 }
 
 /**
@@ -115,6 +122,8 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
     baseURL: readBaseURL(env),
     retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
     streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
+    passEnv: checkPassEnv(raw.passEnv),
+    sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env),
   };
 }
 
