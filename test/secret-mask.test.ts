@@ -138,6 +138,15 @@ describe('SecretMasker as a stream', () => {
     expect(streamed(text, [secret], [...text].map((_, i) => i))).toBe('before [redacted: GITHUB_TOKEN] after');
   });
 
+  it('holds back only an end that begins a value, and gives it out once it turns out otherwise', () => {
+    const masker = new SecretMasker([secret]);
+    expect(masker.push('plain text, nothing held\n')).toBe('plain text, nothing held\n');
+    expect(masker.push('then ghp_01')).toBe('then ');
+    expect(masker.push('2345 is not it\n')).toBe('ghp_012345 is not it\n');
+    expect(masker.push('ends in g')).toBe('ends in ');
+    expect(masker.end()).toBe('g');
+  });
+
   it('holds back less than the longest value, so memory stays bounded', () => {
     const masker = new SecretMasker([secret]);
     let given = 0;
