@@ -98,6 +98,7 @@ describe('the commands never get a secret value back', () => {
     expectNoSecret(run.stdout, 'stdout');
     expectNoSecret(run.stderr, 'stderr');
     expect(run.stdout).toContain('[redacted: GITHUB_TOKEN]');
+    expect(run.stderr).not.toContain('withheld'); // the list is for -v only
   });
 
   it.each(['json', 'stream-json'])('nor does stdout with --output-format %s', async (format) => {
