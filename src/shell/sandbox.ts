@@ -43,6 +43,24 @@ const NAMESPACE_HINT =
   'kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 23.10+, user.max_user_namespaces > 0), ' +
   'or in a container run it with user namespaces allowed (e.g. --security-opt seccomp=unconfined --security-opt apparmor=unconfined).';
 
+const ISOLATION_FLAGS: readonly string[] = [
+  // A user namespace even when the run is root, and no capabilities: otherwise root
+  // inside could simply remount / read-write.
+  '--unshare-user',
+  '--cap-drop', 'ALL',
+  '--unshare-net',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--unshare-cgroup-try',
+  // With its own pid namespace, everything inside dies when bwrap does: killing the
+  // executor's process group (bwrap's) kills the whole tree, even processes that
+  // called setsid, and background children cannot outlive the command.
+  '--unshare-pid',
+  '--die-with-parent',
+  // setsid inside: no access to the controlling terminal (TIOCSTI injection).
+  '--new-session',
+];
+
 /** Turns `['bash', '-c', script]` into the same command run under bubblewrap. */
 export function sandboxWrap(bwrapPath: string, workDir: string, options: SandboxOptions = {}): SandboxWrapper {
   const writableRoot = realpathOr(workDir);
@@ -94,24 +112,6 @@ function mountFlags(plan: MountPlan): string[] {
   const ordered = mounts.map((mount, index) => ({ mount, index })).sort((a, b) => depth(a.mount.at) - depth(b.mount.at) || a.index - b.index);
   return [...ordered.flatMap(({ mount }) => mount.flags), '--setenv', 'TMPDIR', '/tmp'];
 }
-
-const ISOLATION_FLAGS: readonly string[] = [
-  // A user namespace even when the run is root, and no capabilities: otherwise root
-  // inside could simply remount / read-write.
-  '--unshare-user',
-  '--cap-drop', 'ALL',
-  '--unshare-net',
-  '--unshare-ipc',
-  '--unshare-uts',
-  '--unshare-cgroup-try',
-  // With its own pid namespace, everything inside dies when bwrap does: killing the
-  // executor's process group (bwrap's) kills the whole tree, even processes that
-  // called setsid, and background children cannot outlive the command.
-  '--unshare-pid',
-  '--die-with-parent',
-  // setsid inside: no access to the controlling terminal (TIOCSTI injection).
-  '--new-session',
-];
 
 function depth(path: string): number {
   return path.split('/').filter((part) => part !== '').length;
