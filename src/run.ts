@@ -1,5 +1,5 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from './cli/config.js';
@@ -10,6 +10,7 @@ import { createModelCall, type ModelStats } from './api/model.js';
 import { agentLoop, type LoopEnd } from './loop.js';
 import { UsageError, type Outcome } from './outcome.js';
 import { buildResult, type ResultObject } from './result.js';
+import { prepareSecrets } from './secrets.js';
 import { Shell } from './shell/exec.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { createBashTool, type GuardCheck } from './tools/bash.js';
@@ -38,13 +39,17 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-run-')));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
-  const wrap = config.sandbox ? await sandboxWrapper(config.cwd, runDir) : undefined;
+  const wrap = config.sandbox ? await sandboxWrapper(config, runDir, emit) : undefined;
+  const secrets = prepareSecrets(config);
+  emit({ type: 'notice', message: secrets.notice });
   const shell = new Shell({
     runCwd: config.cwd,
     defaultTimeoutSec: config.timeoutSec,
     maxTimeoutSec: config.maxTimeoutSec,
     spillDir: runDir,
     ...(wrap ? { wrap } : {}),
+    passEnv: secrets.passEnv,
+    ...(secrets.createMask ? { createMask: secrets.createMask } : {}),
   });
   input.registerCleanup(() => shell.killAll());
 
@@ -93,11 +98,18 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   });
 }
 
-async function sandboxWrapper(workDir: string, tmpDir: string) {
-  const { probeSandbox, sandboxWrap } = await import('./shell/sandbox.js');
+async function sandboxWrapper(config: Config, runDir: string, emit: EventSink) {
+  const { probeSandbox, sandboxWrap, homeIsWorkDir } = await import('./shell/sandbox.js');
   const probe = await probeSandbox();
   if (!probe.ok) throw new UsageError(probe.message);
-  return sandboxWrap(probe.bwrapPath, workDir, { tmpDir });
+  const home = homedir();
+  if (homeIsWorkDir(home, config.cwd)) {
+    emit({ type: 'warning', message: '--sandbox: the working directory is the home directory, so the commands see all of it (~/.ssh included); run from a project directory to keep the home hidden.' });
+  }
+  // The run's own home, empty at the start, kept from one command to the next like /tmp.
+  const privateHome = join(runDir, 'home');
+  mkdirSync(privateHome);
+  return sandboxWrap(probe.bwrapPath, config.cwd, { tmpDir: runDir, home, privateHome, expose: config.sandboxExpose });
 }
 
 /** The guard's parser loads on the first command, not at start-up. */

@@ -8,6 +8,7 @@ import { loadDotenv } from './dotenv-trust.js';
 import { checkNetworkSettings } from './network-config.js';
 
 export type { Credentials } from './credentials.js';
+import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 /** Below this no system prompt, tool and task fit anyway. */
@@ -39,6 +40,8 @@ export interface RawOptions {
   verbose?: boolean;
   cache?: boolean;
   contextWindow?: string;
+  passEnv?: string[];
+  sandboxExpose?: string[];
 }
 
 
@@ -65,6 +68,10 @@ export interface Config {
   streamIdleMs: number;
   /** Said on stderr as the run starts (an ignored .env setting, say). */
   warnings: string[];
+  /** Globs of secret-looking variables the commands may see anyway. */
+  passEnv: string[];
+  /** Absolute paths shown read-only under --sandbox. */
+  sandboxExpose: string[];
 }
 
 /**
@@ -110,6 +117,8 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
     streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
     warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins)],
+    passEnv: checkPassEnv(raw.passEnv),
+    sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env),
   };
 }
 

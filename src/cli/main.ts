@@ -57,10 +57,6 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
   } catch (error) {
     return failUsage(error, raw.outputFormat, startedAt);
   }
-  // The model's commands never see the API credentials.
-  delete process.env.ANTHROPIC_API_KEY;
-  delete process.env.ANTHROPIC_AUTH_TOKEN;
-
   const messages: Anthropic.MessageParam[] = [];
   let transcript: Transcript | undefined;
   try {
@@ -127,6 +123,8 @@ function parseArguments(argv: string[]): { words: string[]; raw: RawOptions } | 
     .option('--deny <rule>', 'extra deny rule (repeatable)', collect, [])
     .option('--dangerously-skip-guard', 'turn off the built-in deny rules (--allow and --deny still apply)')
     .option('--sandbox', 'run every command under bubblewrap: read-only system, no network')
+    .option('--sandbox-expose <path>', 'under --sandbox, show a path of the hidden home read-only (repeatable)', collect, [])
+    .option('--pass-env <glob>', 'let secret-looking variables that match through to the commands (repeatable)', collect, [])
     .option('--transcript <file>', 'write the whole run as JSONL')
     .option('--no-stdin', 'never read stdin as context')
     .option('--env-file <path>', 'dotenv file to load (default: .env in the working directory)')

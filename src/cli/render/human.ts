@@ -50,6 +50,9 @@ export function createHumanRenderer(options: HumanOptions): (event: RunEvent) =>
     }
     if (quiet) return;
     switch (event.type) {
+      case 'notice':
+        if (verbose) print(style.dim(`${event.message}\n`));
+        break;
       case 'request_start':
         heldText = '';
         textBlock = -1;
