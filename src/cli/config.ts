@@ -3,12 +3,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { UsageError } from '../outcome.js';
 import { validateRule } from '../guard/glob.js';
+import { DEFAULTS, OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
 
-export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+export { OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
+export const DEFAULT_MODEL = DEFAULTS.model;
 /** Below this no system prompt, tool and task fit anyway. */
 const MIN_CONTEXT_WINDOW = 1_024;
-export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The flags as commander hands them over: strings, booleans and lists, not yet checked. */
 export interface RawOptions {
@@ -77,12 +77,12 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
   const cwd = resolveWorkingDirectory(raw.cwd);
   loadEnvFile(raw.envFile, cwd, env);
 
-  const timeoutSec = positiveInt('--timeout', raw.timeout, 120);
-  const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, 600);
+  const timeoutSec = positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
+  const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, DEFAULTS.maxTimeoutSec);
   if (timeoutSec > maxTimeoutSec) {
     throw new UsageError(`--timeout (${timeoutSec}) is larger than --max-timeout (${maxTimeoutSec}).`);
   }
-  const outputFormat = raw.outputFormat ?? 'text';
+  const outputFormat = raw.outputFormat ?? DEFAULTS.outputFormat;
   if (!isOutputFormat(outputFormat)) {
     throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
   }
@@ -93,8 +93,8 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
 
   return {
     model: nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL,
-    maxTurns: positiveInt('--max-turns', raw.maxTurns, 100),
-    maxTokens: positiveInt('--max-tokens', raw.maxTokens, 16_000),
+    maxTurns: positiveInt('--max-turns', raw.maxTurns, DEFAULTS.maxTurns),
+    maxTokens: positiveInt('--max-tokens', raw.maxTokens, DEFAULTS.maxTokens),
     timeoutSec,
     maxTimeoutSec,
     cwd,
@@ -110,11 +110,11 @@ export function resolveConfig(words: string[], raw: RawOptions, env: NodeJS.Proc
     quiet: Boolean(raw.quiet),
     verbose: Boolean(raw.verbose),
     cache: raw.cache !== false,
-    contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, 200_000), '--context-window'),
+    contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, DEFAULTS.contextWindow), '--context-window'),
     credentials: readCredentials(env),
     baseURL: readBaseURL(env),
-    retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
-    streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
+    retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, DEFAULTS.retryBaseDelayMs),
+    streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, DEFAULTS.streamIdleMs),
   };
 }
 
