@@ -15,6 +15,7 @@ import { createBashTool, type GuardCheck } from './tools/bash.js';
 import { createToolbox } from './tools/index.js';
 import { priceFor } from './api/pricing.js';
 import { emptyUsage } from './api/usage.js';
+import { plural } from './plural.js';
 
 export interface RunInput {
   config: Config;
@@ -111,7 +112,7 @@ function createGuardCheck(config: Config, cwd: () => string): GuardCheck {
 
 function describe(end: LoopEnd, config: Config): Outcome {
   const messages: Partial<Record<LoopEnd['kind'], string>> = {
-    max_turns: `Stopped after ${config.maxTurns} model calls (--max-turns) without a finished answer.`,
+    max_turns: `Stopped after ${plural(config.maxTurns, 'model call')} (--max-turns) without a finished answer.`,
     max_tokens: `The reply was still cut off at the output token limit after continuing; raise --max-tokens (now ${config.maxTokens}).`,
     refusal: 'The model declined to continue (stop reason: refusal).',
     context: "The conversation outgrew the model's context window (stop reason: model_context_window_exceeded).",
