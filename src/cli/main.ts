@@ -4,7 +4,6 @@ import { resolvePrompt } from './input.js';
 import { UsageError } from '../outcome.js';
 import { resultLine } from './render/json.js';
 import { installSignalHandlers, interruptedOutcome, stopRun, unlessAborted } from './interrupt.js';
-import { openOutput } from './output.js';
 import { parseArguments } from './program.js';
 import { watchStderr, watchStdout, writeStderr, type Stdout } from './streams.js';
 import { resultBeforeRun, type ResultObject } from '../result.js';
@@ -71,6 +70,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
   } catch (error) {
     return failUsage(new UsageError(`Cannot write transcript ${config.transcriptPath}: ${(error as Error).message}`), config.outputFormat);
   }
+  const { openOutput } = await import('./output.js');
   const output = await openOutput(config, stdout, transcript, (cleanup) => cleanups.push(cleanup));
   const emit = output.emit;
 
