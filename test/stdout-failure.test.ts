@@ -104,3 +104,16 @@ describe('stdout that cannot be written (a full disk)', () => {
     expect(s.validRequests()).toHaveLength(2);
   });
 });
+
+describe('stderr that cannot be written', () => {
+  it.each([
+    ['a full disk', '2> /dev/full'],
+    ['a reader gone', '2> >(true)'],
+  ])('%s: the run goes on without it, and the answer still reaches stdout', async (_name, redirection) => {
+    const s = await serve([bash('seq 1000'), answer('the answer')]);
+    const run = await runShell(`"$AGENT" go ${redirection}; STATUS=$?`, s.url, tempDir());
+    expect(run.agentCode).toBe(0);
+    expect(run.stdout).toBe('the answer\n');
+    expect(s.validRequests()).toHaveLength(2);
+  });
+});
