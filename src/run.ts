@@ -17,6 +17,7 @@ import { createBashTool, type GuardCheck } from './tools/bash.js';
 import { createToolbox } from './tools/index.js';
 import { priceFor } from './api/pricing.js';
 import { emptyUsage } from './api/usage.js';
+import { plural } from './plural.js';
 
 export interface RunInput {
   config: Config;
@@ -125,7 +126,7 @@ function createGuardCheck(config: Config, cwd: () => string): GuardCheck {
 function explain(end: LoopEnd, config: Config): Outcome {
   if (end.message) return end;
   const messages: Partial<Record<LoopEnd['kind'], string>> = {
-    max_turns: `Stopped after ${config.maxTurns} model ${config.maxTurns === 1 ? 'call' : 'calls'} (--max-turns) without a finished answer.`,
+    max_turns: `Stopped after ${plural(config.maxTurns, 'model call')} (--max-turns) without a finished answer.`,
     max_tokens: `The reply was still cut off at the output token limit after continuing; raise --max-tokens (now ${config.maxTokens}).`,
     refusal: 'The model declined to continue (stop reason: refusal).',
     context: "The conversation outgrew the model's context window (stop reason: model_context_window_exceeded).",

@@ -9,12 +9,12 @@ import { checkNetworkSettings } from './network-config.js';
 
 export type { Credentials } from './credentials.js';
 import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
+import { DEFAULTS, OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
 
-export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+export { OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
+export const DEFAULT_MODEL = DEFAULTS.model;
 /** Below this no system prompt, tool and task fit anyway. */
 const MIN_CONTEXT_WINDOW = 1_024;
-export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The flags as commander hands them over: strings, booleans and lists, not yet checked. */
 export interface RawOptions {
@@ -83,12 +83,12 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
   const dotenv = loadDotenv(raw.envFile, cwd, env);
   const originOf = (name: string) => dotenv.origins.get(name) ?? 'the environment';
 
-  const timeoutSec = positiveInt('--timeout', raw.timeout, 120);
-  const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, 600);
+  const timeoutSec = positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
+  const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, DEFAULTS.maxTimeoutSec);
   if (timeoutSec > maxTimeoutSec) {
     throw new UsageError(`--timeout (${timeoutSec}) is larger than --max-timeout (${maxTimeoutSec}).`);
   }
-  const outputFormat = raw.outputFormat ?? 'text';
+  const outputFormat = raw.outputFormat ?? DEFAULTS.outputFormat;
   if (!isOutputFormat(outputFormat)) {
     throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
   }
@@ -97,8 +97,8 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
   const baseURL = readBaseURL(env);
   return {
     model: nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL,
-    maxTurns: positiveInt('--max-turns', raw.maxTurns, 100),
-    maxTokens: positiveInt('--max-tokens', raw.maxTokens, 16_000),
+    maxTurns: positiveInt('--max-turns', raw.maxTurns, DEFAULTS.maxTurns),
+    maxTokens: positiveInt('--max-tokens', raw.maxTokens, DEFAULTS.maxTokens),
     timeoutSec,
     maxTimeoutSec,
     cwd,
@@ -111,11 +111,11 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     quiet: Boolean(raw.quiet),
     verbose: Boolean(raw.verbose),
     cache: raw.cache !== false,
-    contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, 200_000), '--context-window'),
+    contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, DEFAULTS.contextWindow), '--context-window'),
     credentials: readCredentials(env, originOf),
     baseURL,
-    retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
-    streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
+    retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, DEFAULTS.retryBaseDelayMs),
+    streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, DEFAULTS.streamIdleMs),
     warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins)],
     passEnv: checkPassEnv(raw.passEnv),
     sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env),

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RecordedRequest, Turn } from './server.js';
@@ -35,6 +35,8 @@ export function baseEnv(serverUrl: string): Record<string, string> {
     ANTHROPIC_BASE_URL: serverUrl,
     ANTHROPIC_API_KEY: 'test-key',
     AGENT_RETRY_BASE_MS: '10',
+    // The suite's own temporary directory (test/support/temp-root.ts), so that what a run leaves behind is seen.
+    TMPDIR: tmpdir(),
   };
 }
 
@@ -76,8 +78,19 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
   });
 }
 
+const madeDirs = new Set<string>();
+
+/** A new temporary directory, removed after the test file that made it (test/support/remove-temp-dirs.ts). */
 export function tempDir(prefix = 'agent-test-'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  madeDirs.add(dir);
+  return dir;
+}
+
+/** Removes every directory tempDir() made so far. */
+export function removeTempDirs(): void {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+  madeDirs.clear();
 }
 
 /** A turn in which the model asks for one command. */
