@@ -10,7 +10,9 @@ export type RunEvent =
   | { type: 'tool_end'; id: string; command: string; content: string; isError: boolean; blocked: boolean }
   | { type: 'tool_results'; message: Anthropic.MessageParam }
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
-  | { type: 'warning'; message: string };
+  | { type: 'warning'; message: string }
+  /** The final answer, accepted against --json-schema. */
+  | { type: 'structured_answer'; value: unknown };
 
 export type EventSink = (event: RunEvent) => void;
 

@@ -34,6 +34,7 @@ export interface RawOptions {
   verbose?: boolean;
   cache?: boolean;
   contextWindow?: string;
+  jsonSchema?: string;
 }
 
 export type Credentials = { apiKey: string } | { authToken: string };
@@ -59,6 +60,8 @@ export interface Config {
   baseURL: string | undefined;
   retryBaseDelayMs: number;
   streamIdleMs: number;
+  /** --json-schema as given: inline JSON text or a path; read and checked by the structured-answer module. */
+  jsonSchema: string | undefined;
 }
 
 /**
@@ -101,6 +104,7 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     baseURL: readBaseURL(env),
     retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
     streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
+    jsonSchema: nonEmpty(raw.jsonSchema, '--json-schema'),
   };
 }
 

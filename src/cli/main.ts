@@ -5,7 +5,7 @@ import { fanOut, type EventSink } from '../events.js';
 import { resolvePrompt } from './input.js';
 import { stoppedOutcome, UsageError } from '../outcome.js';
 import { createHumanRenderer } from './render/human.js';
-import { createStreamJsonRenderer, resultLine } from './render/json.js';
+import { createStreamJsonRenderer, resultLine, textAnswer } from './render/json.js';
 import { colourWanted, createStyle } from './render/style.js';
 import { installSignalHandlers, unlessAborted } from './interrupt.js';
 import { resultBeforeRun, type ResultObject } from '../result.js';
@@ -72,6 +72,8 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
 
   let result: ResultObject;
   try {
+    // Checked before the prompt is read, so a bad schema fails at once; the validator loads only with the flag.
+    const structured = config.jsonSchema === undefined ? undefined : (await import('../structured/index.js')).prepareStructuredAnswer(config.jsonSchema, emit);
     // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
     const prompt = await unlessAborted(
       resolvePrompt({
@@ -95,6 +97,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
             signal: controller.signal,
             registerCleanup: (kill) => cleanups.push(kill),
             startedAt,
+            structured,
           });
   } catch (error) {
     transcript?.close();
@@ -103,7 +106,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
   transcript?.write(result);
   transcript?.close();
   if (result.error) process.stderr.write(`agent: ${result.error}\n`);
-  await writeStdout(config.outputFormat === 'text' ? (result.is_error ? '' : `${result.result}\n`) : resultLine(result));
+  await writeStdout(config.outputFormat === 'text' ? (result.is_error ? '' : `${textAnswer(result)}\n`) : resultLine(result));
   exit(result.exit_code);
 }
 
@@ -132,6 +135,7 @@ function parseArguments(argv: string[]): { words: string[]; raw: RawOptions } | 
     .option('-f, --prompt-file <path>', 'read the prompt from a file (- for stdin)')
     .option('--no-cache', 'send no prompt-caching breakpoints')
     .option('--context-window <tokens>', "the model's context window, for budgeting", '200000')
+    .option('--json-schema <schema>', 'the final answer must be JSON valid against this schema: inline JSON, or a file')
     .option('-q, --quiet', 'only warnings and errors on stderr')
     .option('-v, --verbose', 'full command output on stderr')
     .addHelpText('after', `\nOutput formats: ${OUTPUT_FORMATS.join(', ')}. Exit codes: 0 done, 1 unfinished, 2 usage, 3 API failure, 130/143 interrupted.`)
@@ -163,6 +167,7 @@ async function createSinks(config: Config, transcript: Transcript | undefined): 
       verbose: config.verbose,
       ...(spinner ? { spinner } : {}),
       holdText: sameDestination(),
+      prettyAnswer: interactive,
     }),
   ];
   if (config.outputFormat === 'stream-json') {

@@ -106,6 +106,11 @@ export interface ServerOptions {
   onExhausted?: Turn;
   /** If set, 401 unless the request carries this x-api-key / Authorization: Bearer. */
   requireAuth?: { apiKey?: string; bearer?: string };
+  /**
+   * output_config and tool `strict`: checked against the schema subset the real API accepts ('supported', the
+   * default), refused as unknown fields with a 400 as some third-party endpoints do ('rejected'), or ignored.
+   */
+  structuredOutputs?: import('./server-structured.js').StructuredOutputs;
 }
 
 export interface TestServer {

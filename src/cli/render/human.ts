@@ -17,6 +17,8 @@ export interface HumanOptions {
    * until its reply ends and shown only if the reply goes on to call a tool.
    */
   holdText: boolean;
+  /** stderr is a terminal: an answer accepted against --json-schema is shown pretty-printed there. */
+  prettyAnswer?: boolean;
 }
 
 /** stderr is for people: the spinner, each command as `$ command` with a preview of its output, the model's narration, warnings. */
@@ -81,6 +83,9 @@ export function createHumanRenderer(options: HumanOptions): (event: RunEvent) =>
           liveOutput = true;
           print(event.text);
         }
+        break;
+      case 'structured_answer':
+        if (options.prettyAnswer) print(`${JSON.stringify(event.value, null, 2)}\n`);
         break;
       case 'tool_end':
         if (liveOutput) endLine();
