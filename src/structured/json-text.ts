@@ -19,7 +19,7 @@ export function parseJson(text: string): ParsedJson {
 }
 
 /** "line 3, column 7" for an offset into the text (both counted from 1). */
-export function lineAndColumn(text: string, offset: number): string {
+function lineAndColumn(text: string, offset: number): string {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   const column = offset - before.lastIndexOf('\n');
