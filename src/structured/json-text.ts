@@ -10,11 +10,11 @@ export function parseJson(text: string): ParsedJson {
     if (position === undefined) return { ok: false, problem: message };
     const at = Number(position);
     const where = lineAndColumn(text, at);
-    const comment = /^\/[/*]/.test(text.slice(at)) ? ' (a comment: JSON has none)' : '';
+    const comment = text.startsWith('//', at) || text.startsWith('/*', at) ? ' (a comment: JSON has none)' : '';
     if (/after JSON/.test(message)) {
       return { ok: false, problem: `more text follows the JSON value, from ${where}${comment}` };
     }
-    return { ok: false, problem: `${message.replace(/ in JSON at position \d+.*$/s, '').replace(/ at position \d+.*$/s, '')} at ${where}${comment}` };
+    return { ok: false, problem: `${message.replace(/ (in JSON )?at position \d+.*$/s, '')} at ${where}${comment}` };
   }
 }
 

@@ -57,7 +57,7 @@ function withoutDialect(schema: SchemaSource['schema']): SchemaSource['schema'] 
 function compileError(error: unknown, label: string, dialect: string): UsageError {
   if (error instanceof MissingRefError) {
     const ref = error.missingRef;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(ref) || !ref.startsWith('#')) {
+    if (!ref.startsWith('#')) {
       return new UsageError(
         `--json-schema: ${label} refers to ${JSON.stringify(ref)}, outside the schema; references are never fetched (no network access): put the definition under $defs.`,
       );
