@@ -22,7 +22,9 @@ export type RunEvent =
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
   | { type: 'warning'; message: string }
   /** A detail for `-v`: shown on stderr only when verbose. */
-  | { type: 'notice'; message: string };
+  | { type: 'notice'; message: string }
+  /** The final answer, accepted against --json-schema. */
+  | { type: 'structured_answer'; value: unknown };
 
 export type EventSink = (event: RunEvent) => void;
 

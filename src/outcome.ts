@@ -7,7 +7,8 @@ export type OutcomeKind =
   | 'context'
   | 'api_error'
   | 'usage'
-  | 'interrupted';
+  | 'interrupted'
+  | 'structured_output';
 
 export interface Outcome {
   kind: OutcomeKind;
@@ -34,6 +35,7 @@ export const SUBTYPES: Record<OutcomeKind, string> = {
   api_error: 'error_api',
   usage: 'error_usage',
   interrupted: 'error_interrupted',
+  structured_output: 'error_structured_output',
 };
 
 export function exitCodeFor(outcome: Outcome): number {

@@ -18,6 +18,7 @@ import { createToolbox } from './tools/index.js';
 import { priceFor } from './api/pricing.js';
 import { emptyUsage } from './api/usage.js';
 import { plural } from './plural.js';
+import type { StructuredAnswer } from './structured/index.js';
 
 export interface RunInput {
   config: Config;
@@ -29,6 +30,8 @@ export interface RunInput {
   /** Called with a synchronous function that kills every process the run started; the caller runs it on any exit. */
   registerCleanup: (kill: () => void) => void;
   startedAt: number;
+  /** With --json-schema: the answer's format, already checked. */
+  structured?: StructuredAnswer;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface RunInput {
  * after the configuration was accepted comes back as an Outcome; only a sandbox that cannot start is a UsageError.
  */
 export async function runAgent(input: RunInput): Promise<ResultObject> {
-  const { config, messages, emit, signal } = input;
+  const { config, messages, emit, signal, structured } = input;
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-run-')));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
@@ -75,14 +78,15 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     append: config.appendSystemPrompt,
     sandboxed: config.sandbox,
   });
-  const shape: RequestShape = { system: [{ type: 'text', text: system }], tools: toolbox.specs };
-  const callModel = createModelCall({ config, shape, emit: countingEmit, stats });
+  const sections = [system, ...(structured ? [structured.systemSection] : [])];
+  const shape: RequestShape = { system: sections.map((text) => ({ type: 'text', text })), tools: toolbox.specs };
+  const callModel = createModelCall({ config, shape, emit: countingEmit, stats, extras: structured?.extras });
   const context = createContextFitter(new ContextBudget({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }), shape);
 
   messages.push({ role: 'user', content: input.prompt });
   let end: LoopEnd;
   try {
-    end = await agentLoop(messages, { callModel, runTool: toolbox.run, context, emit: countingEmit, maxTurns: config.maxTurns, signal });
+    end = await agentLoop(messages, { callModel, runTool: toolbox.run, context, emit: countingEmit, maxTurns: config.maxTurns, signal, finish: structured?.finish });
   } finally {
     await shell.dispose();
     rmSync(runDir, { recursive: true, force: true });
@@ -96,6 +100,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     costUsd: stats.costUsd,
     durationMs: performance.now() - input.startedAt,
     apiMs: stats.apiMs,
+    structured: structured?.accepted(),
   });
 }
 

@@ -42,6 +42,7 @@ export interface RawOptions {
   contextWindow?: string;
   passEnv?: string[];
   sandboxExpose?: string[];
+  jsonSchema?: string;
 }
 
 
@@ -72,6 +73,8 @@ export interface Config {
   passEnv: string[];
   /** Absolute paths shown read-only under --sandbox. */
   sandboxExpose: string[];
+  /** --json-schema as given: inline JSON text or a path; read and checked by the structured-answer module. */
+  jsonSchema: string | undefined;
 }
 
 /**
@@ -119,6 +122,7 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins)],
     passEnv: checkPassEnv(raw.passEnv),
     sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env),
+    jsonSchema: nonEmpty(raw.jsonSchema, '--json-schema'),
   };
 }
 

@@ -73,6 +73,8 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
 
   let result: ResultObject;
   try {
+    // Checked before the prompt is read, so a bad schema fails at once; the validator loads only with the flag.
+    const structured = config.jsonSchema === undefined ? undefined : (await import('../structured/index.js')).prepareStructuredAnswer(config.jsonSchema, emit);
     // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
     const prompt = await unlessAborted(
       resolvePrompt({
@@ -96,6 +98,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
             signal: controller.signal,
             registerCleanup: (kill) => cleanups.push(kill),
             startedAt,
+            structured,
           });
   } catch (error) {
     transcript?.close();

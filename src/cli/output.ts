@@ -4,7 +4,7 @@ import type { ResultObject } from '../result.js';
 import type { Transcript } from '../transcript.js';
 import type { Config } from './config.js';
 import { createHumanRenderer, type HumanRenderer } from './render/human.js';
-import { createStreamJsonRenderer, resultLine } from './render/json.js';
+import { createStreamJsonRenderer, resultLine, textAnswer } from './render/json.js';
 import { colourWanted, createStyle } from './render/style.js';
 import { stdoutIsStderr, writeStderr, type Stdout } from './streams.js';
 
@@ -43,6 +43,7 @@ export async function openOutput(
     terminal,
     columns,
     holdText: sameDestination,
+    prettyAnswer: terminal,
     ...(spinner ? { spinner } : {}),
   });
   const sinks: EventSink[] = [human.onEvent];
@@ -64,7 +65,7 @@ async function finish(
   // Stopped because stdout's reader went away: silently, as a program killed by SIGPIPE would be.
   if (stdout.failure()?.kind === 'broken_pipe' || result.exit_code === STOP_EXIT_CODES.EPIPE) return STOP_EXIT_CODES.EPIPE;
   if (result.error) writeStderr(`agent: ${result.error}\n`);
-  const text = config.outputFormat === 'text' ? (result.is_error ? '' : `${result.result}\n`) : resultLine(result);
+  const text = config.outputFormat === 'text' ? (result.is_error ? '' : `${textAnswer(result)}\n`) : resultLine(result);
   if (text !== '' && answerOnScreen && config.outputFormat !== 'stream-json') human.beforeAnswer();
   await stdout.flush(text);
   const failure = stdout.failure();

@@ -28,6 +28,7 @@ export function buildProgram(version: string): Command {
     .option('-f, --prompt-file <path>', 'read the prompt from a file (- for stdin)')
     .option('--no-stdin', 'never read stdin as context')
     .option('--output-format <format>', withDefault(OUTPUT_FORMATS.join(', '), DEFAULTS.outputFormat))
+    .option('--json-schema <schema>', 'the final answer must be JSON valid against this schema: inline JSON, or a file')
     .option('--transcript <file>', 'write the whole run as JSONL')
     .option('-q, --quiet', 'only warnings and errors on stderr')
     .option('-v, --verbose', 'full command output on stderr');

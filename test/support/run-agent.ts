@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkedOutput, jsonModeOf } from './output-schema.js';
 import type { RecordedRequest, Turn } from './server.js';
 
 export const AGENT_BIN = resolve(import.meta.dirname, '../../bin/agent');
@@ -24,6 +25,11 @@ export interface AgentOptions {
   /** Called once the process has started, e.g. to send it a signal later. */
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
   nodeArgs?: string[];
+  /**
+   * In json and stream-json modes every line printed is checked against the published schemas in schema/ (the run's
+   * promise rejects otherwise); false turns that off, for a test that looks at broken output on purpose.
+   */
+  checkOutput?: boolean;
 }
 
 /** A clean environment: nothing from the developer's own Anthropic settings leaks into a test. */
@@ -73,9 +79,22 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       child.stdin?.destroy();
+      try {
+        checkJsonOutput(args, options, { code, stdout });
+      } catch (error) {
+        return reject(error);
+      }
       resolvePromise({ code, signal, stdout, stderr, durationMs: performance.now() - started });
     });
   });
+}
+
+/** A run that ended on its own (not killed, not cut off by a closed pipe) printed whole lines, each valid against schema/. */
+function checkJsonOutput(args: string[], options: AgentOptions, run: { code: number | null; stdout: string }): void {
+  const mode = jsonModeOf(args);
+  const printsHelp = args.some((arg) => ['-h', '--help', '-V', '--version'].includes(arg));
+  if (mode === undefined || options.checkOutput === false || printsHelp || run.code === null || run.code === 141) return;
+  checkedOutput(run.stdout, mode);
 }
 
 const madeDirs = new Set<string>();

@@ -108,6 +108,11 @@ export interface ServerOptions {
   requireAuth?: { apiKey?: string; bearer?: string };
   /** Serve https with this key and certificate (see tls.ts) instead of plain http. */
   tls?: { key: string; cert: string };
+  /**
+   * output_config and tool `strict`: checked against the schema subset the real API accepts ('supported', the
+   * default), refused as unknown fields with a 400 as some third-party endpoints do ('rejected'), or ignored.
+   */
+  structuredOutputs?: import('./server-structured.js').StructuredOutputs;
 }
 
 export interface TestServer {

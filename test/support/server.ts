@@ -132,6 +132,7 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
       requireMaxTokens: isMessages,
       ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
       charsPerToken,
+      structuredOutputs: options.structuredOutputs ?? 'supported',
     });
     if (failure) return reject(record, res, failure, requestId);
 

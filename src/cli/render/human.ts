@@ -20,6 +20,8 @@ export interface HumanOptions {
    * until its reply ends and shown only if the reply goes on to call a tool.
    */
   holdText: boolean;
+  /** stderr is a terminal: an answer accepted against --json-schema is shown pretty-printed there. */
+  prettyAnswer?: boolean;
 }
 
 type ToolEnd = Extract<RunEvent, { type: 'tool_end' }>;
@@ -69,6 +71,9 @@ export class HumanRenderer {
         if (!this.options.verbose) return;
         this.liveOutput = true;
         return this.print(event.text);
+      case 'structured_answer':
+        if (this.options.prettyAnswer) this.print(`${JSON.stringify(event.value, null, 2)}\n`);
+        return;
       case 'tool_end':
         return this.onToolEnd(event);
     }
