@@ -7,7 +7,7 @@ export type RunEvent =
   | { type: 'response'; turn: number; message: Anthropic.Message }
   | { type: 'tool_start'; id: string; command: string }
   | { type: 'tool_output'; id: string; text: string }
-  | { type: 'tool_end'; id: string; command: string; content: string; isError: boolean; blocked: boolean }
+  | { type: 'tool_end'; id: string; command: string; content: string; isError: boolean; blocked: boolean; exitCode: number | null; durationMs: number }
   | { type: 'tool_results'; message: Anthropic.MessageParam }
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
   | { type: 'warning'; message: string };

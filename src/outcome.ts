@@ -7,7 +7,9 @@ export type OutcomeKind =
   | 'context'
   | 'api_error'
   | 'usage'
-  | 'interrupted';
+  | 'interrupted'
+  | 'max_budget_usd'
+  | 'max_duration';
 
 export interface Outcome {
   kind: OutcomeKind;
@@ -28,6 +30,8 @@ export const SUBTYPES: Record<OutcomeKind, string> = {
   api_error: 'error_api',
   usage: 'error_usage',
   interrupted: 'error_interrupted',
+  max_budget_usd: 'error_max_budget_usd',
+  max_duration: 'error_max_duration',
 };
 
 export function exitCodeFor(outcome: Outcome): number {
@@ -58,8 +62,27 @@ export class Interrupted extends Error {
   }
 }
 
+/** The reason an AbortSignal carries when the run reaches --max-duration. */
+export class DeadlineReached extends Error {
+  override name = 'DeadlineReached';
+  constructor(readonly seconds: number) {
+    super(`Stopped at the --max-duration limit of ${seconds} s.`);
+  }
+}
+
+/** The reason an AbortSignal carries when the run's cost reaches --max-budget-usd before a model call. */
+export class BudgetReached extends Error {
+  override name = 'BudgetReached';
+  constructor(limitUsd: number, spentUsd: number) {
+    super(`Stopped: the run has cost $${spentUsd.toFixed(4)}, which reaches --max-budget-usd ${limitUsd}; no further model call was made.`);
+  }
+}
+
 /** The Outcome of a run stopped through its AbortSignal, from the reason the signal carries. */
 export function stoppedOutcome(signal: AbortSignal, finalText = ''): Outcome {
-  const name = signal.reason instanceof Interrupted ? signal.reason.signalName : 'SIGINT';
+  const reason: unknown = signal.reason;
+  if (reason instanceof DeadlineReached) return { kind: 'max_duration', stopReason: null, finalText, message: reason.message };
+  if (reason instanceof BudgetReached) return { kind: 'max_budget_usd', stopReason: null, finalText, message: reason.message };
+  const name = reason instanceof Interrupted ? reason.signalName : 'SIGINT';
   return { kind: 'interrupted', stopReason: null, finalText, signal: name, message: `Interrupted by ${name}.` };
 }

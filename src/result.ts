@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Outcome } from './outcome.js';
 import { exitCodeFor, SUBTYPES } from './outcome.js';
 import { emptyUsage, type UsageTotals } from './api/usage.js';
@@ -17,6 +18,7 @@ export interface ResultObject {
   total_cost_usd?: number;
   commands: number;
   exit_code: number;
+  session_id: string;
   error?: string;
 }
 
@@ -29,6 +31,7 @@ export interface RunFacts {
   costUsd: number | undefined;
   durationMs: number;
   apiMs: number;
+  sessionId: string;
 }
 
 export function buildResult(facts: RunFacts): ResultObject {
@@ -48,12 +51,16 @@ export function buildResult(facts: RunFacts): ResultObject {
     ...(cost === undefined ? {} : { total_cost_usd: Number(cost.toFixed(6)) }),
     commands: facts.commands,
     exit_code: exitCodeFor(outcome),
+    session_id: facts.sessionId,
     ...(outcome.message ? { error: outcome.message } : {}),
   };
 }
 
-/** The result object of a run that ended before its first request: a usage error, or a signal while reading the prompt. */
-export function resultBeforeRun(outcome: Outcome, model: string, startedAt: number): ResultObject {
+/**
+ * The result object of a run that ended before its first request: a usage error, or a signal while reading the prompt.
+ * A run stopped before its session was set up still has an id of its own, under which nothing is saved.
+ */
+export function resultBeforeRun(outcome: Outcome, model: string, startedAt: number, sessionId: string = randomUUID()): ResultObject {
   return buildResult({
     outcome,
     model,
@@ -63,5 +70,6 @@ export function resultBeforeRun(outcome: Outcome, model: string, startedAt: numb
     costUsd: undefined,
     durationMs: performance.now() - startedAt,
     apiMs: 0,
+    sessionId,
   });
 }

@@ -16,6 +16,7 @@ import { createBashTool, type GuardCheck } from './tools/bash.js';
 import { createToolbox } from './tools/index.js';
 import { priceFor } from './api/pricing.js';
 import { emptyUsage } from './api/usage.js';
+import { followingController, withCostLimit } from './budget.js';
 
 export interface RunInput {
   config: Config;
@@ -27,6 +28,8 @@ export interface RunInput {
   /** Called with a synchronous function that kills every process the run started; the caller runs it on any exit. */
   registerCleanup: (kill: () => void) => void;
   startedAt: number;
+  /** The run's session: its id, and where the system prompt and tools of the run are recorded. */
+  session: { id: string; describe(shape: { system: string; tools: Anthropic.Tool[] }): void };
 }
 
 /**
@@ -34,7 +37,10 @@ export interface RunInput {
  * after the configuration was accepted comes back as an Outcome; only a sandbox that cannot start is a UsageError.
  */
 export async function runAgent(input: RunInput): Promise<ResultObject> {
-  const { config, messages, emit, signal } = input;
+  const { config, messages, emit } = input;
+  // The run's own stop switch: the caller's signal (interrupts, --max-duration), and --max-budget-usd.
+  const stop = followingController(input.signal);
+  const signal = stop.signal;
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-run-')));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
@@ -70,7 +76,8 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     sandboxed: config.sandbox,
   });
   const shape: RequestShape = { system: [{ type: 'text', text: system }], tools: toolbox.specs };
-  const callModel = createModelCall({ config, shape, emit: countingEmit, stats });
+  input.session.describe({ system, tools: toolbox.specs });
+  const callModel = withCostLimit(createModelCall({ config, shape, emit: countingEmit, stats }), config.budget, stats, stop);
   const context = createContextFitter(new ContextBudget({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }), shape);
 
   messages.push({ role: 'user', content: input.prompt });
@@ -90,6 +97,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     costUsd: stats.costUsd,
     durationMs: performance.now() - input.startedAt,
     apiMs: stats.apiMs,
+    sessionId: input.session.id,
   });
 }
 

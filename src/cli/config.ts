@@ -4,6 +4,10 @@ import { parse as parseDotenv } from 'dotenv';
 import { UsageError } from '../outcome.js';
 import { validateRule } from '../guard/glob.js';
 import type { GuardPolicy } from '../guard/judge.js';
+import type { RunBudget } from '../budget.js';
+import type { SessionOptions } from '../session/options.js';
+import { resolveBudget, type RawBudgetOptions } from './budget-options.js';
+import { resolveSessionOptions, type RawSessionOptions } from './session-options.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 /** Below this no system prompt, tool and task fit anyway. */
@@ -12,7 +16,7 @@ export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The flags as commander hands them over: strings, booleans and lists, not yet checked. */
-export interface RawOptions {
+export interface RawOptions extends RawSessionOptions, RawBudgetOptions {
   model?: string;
   maxTurns?: string;
   maxTokens?: string;
@@ -59,6 +63,8 @@ export interface Config {
   baseURL: string | undefined;
   retryBaseDelayMs: number;
   streamIdleMs: number;
+  session: SessionOptions;
+  budget: RunBudget;
 }
 
 /**
@@ -79,9 +85,10 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
   }
   if (raw.quiet && raw.verbose) throw new UsageError('--quiet and --verbose cannot be used together.');
+  const model = nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
 
   return {
-    model: nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL,
+    model,
     maxTurns: positiveInt('--max-turns', raw.maxTurns, 100),
     maxTokens: positiveInt('--max-tokens', raw.maxTokens, 16_000),
     timeoutSec,
@@ -101,6 +108,8 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     baseURL: readBaseURL(env),
     retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
     streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
+    session: resolveSessionOptions(raw, env),
+    budget: resolveBudget(raw, model),
   };
 }
 

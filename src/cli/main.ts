@@ -9,7 +9,8 @@ import { createStreamJsonRenderer, resultLine } from './render/json.js';
 import { colourWanted, createStyle } from './render/style.js';
 import { installSignalHandlers, unlessAborted } from './interrupt.js';
 import { resultBeforeRun, type ResultObject } from '../result.js';
-import { Transcript } from '../transcript.js';
+import { openSession, type Session } from '../session/open.js';
+import { armDeadline } from '../budget.js';
 import type Anthropic from '@anthropic-ai/sdk';
 
 declare const AGENT_VERSION: string;
@@ -61,14 +62,19 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
   delete process.env.ANTHROPIC_API_KEY;
   delete process.env.ANTHROPIC_AUTH_TOKEN;
 
+  const disarmDeadline = armDeadline(controller, config.budget, startedAt);
   const messages: Anthropic.MessageParam[] = [];
-  let transcript: Transcript | undefined;
+  let session: Session;
   try {
-    transcript = config.transcriptPath ? Transcript.open(config.transcriptPath, messages) : undefined;
+    const { session: options, cwd, model, transcriptPath } = config;
+    session = await openSession({ options, cwd, model, transcriptPath, agentVersion: VERSION, conversation: messages });
   } catch (error) {
-    return failUsage(new UsageError(`Cannot write transcript ${config.transcriptPath}: ${(error as Error).message}`), config.outputFormat, startedAt);
+    return failUsage(error, config.outputFormat, startedAt);
   }
-  const emit = await createSinks(config, transcript);
+  cleanups.push(session.release);
+  const emit = await createSinks(config, session);
+  session.log.warn = (message) => emit({ type: 'warning', message });
+  for (const message of session.notes) emit({ type: 'warning', message });
 
   let result: ResultObject;
   try {
@@ -86,7 +92,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
     const { runAgent } = await import('../run.js');
     result =
       prompt === undefined || controller.signal.aborted
-        ? resultBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt)
+        ? resultBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt, session.id)
         : await runAgent({
             config,
             prompt,
@@ -95,13 +101,16 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
             signal: controller.signal,
             registerCleanup: (kill) => cleanups.push(kill),
             startedAt,
+            session: { id: session.id, describe: (shape) => session.log.describe(shape) },
           });
   } catch (error) {
-    transcript?.close();
-    return failUsage(error, config.outputFormat, startedAt);
+    session.log.close();
+    session.release();
+    return failUsage(error, config.outputFormat, startedAt, true, session.id);
   }
-  transcript?.write(result);
-  transcript?.close();
+  disarmDeadline();
+  session.log.finish(result);
+  session.release();
   if (result.error) process.stderr.write(`agent: ${result.error}\n`);
   await writeStdout(config.outputFormat === 'text' ? (result.is_error ? '' : `${result.result}\n`) : resultLine(result));
   exit(result.exit_code);
@@ -126,7 +135,13 @@ function parseArguments(argv: string[]): { words: string[]; raw: RawOptions } | 
     .option('--deny <rule>', 'extra deny rule (repeatable)', collect, [])
     .option('--dangerously-skip-guard', 'turn off the built-in deny rules (--allow and --deny still apply)')
     .option('--sandbox', 'run every command under bubblewrap: read-only system, no network')
-    .option('--transcript <file>', 'write the whole run as JSONL')
+    .option('--transcript <file>', 'write the whole run as JSONL, in the session file format')
+    .option('-r, --resume <session>', 'continue a saved session: its id, or a session or transcript file')
+    .option('-c, --continue', 'continue the most recent session of this working directory')
+    .option('--fork-session', 'with --resume or --continue: continue under a new session id, leaving the original as it was')
+    .option('--no-session-persistence', 'save nothing under the state directory')
+    .option('--max-budget-usd <n>', 'no model call starts once the run has cost n dollars; reaching it is exit 1')
+    .option('--max-duration <seconds>', 'wall-clock limit of the whole run; reaching it is exit 1')
     .option('--no-stdin', 'never read stdin as context')
     .option('--env-file <path>', 'dotenv file to load (default: .env in the working directory)')
     .option('-f, --prompt-file <path>', 'read the prompt from a file (- for stdin)')
@@ -151,7 +166,7 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-async function createSinks(config: Config, transcript: Transcript | undefined): Promise<EventSink> {
+async function createSinks(config: Config, session: Session): Promise<EventSink> {
   // A terminal that reports no width (some pseudo-terminals) would send ora's line clearing into a loop.
   const interactive = Boolean(process.stderr.isTTY && process.stderr.columns > 0) && !config.quiet;
   const spinner = interactive ? await createSpinner() : undefined;
@@ -166,9 +181,10 @@ async function createSinks(config: Config, transcript: Transcript | undefined): 
     }),
   ];
   if (config.outputFormat === 'stream-json') {
-    sinks.push(createStreamJsonRenderer((line) => process.stdout.write(line), { model: config.model, cwd: config.cwd, tools: ['bash'] }));
+    const init = { session_id: session.id, model: config.model, cwd: config.cwd, tools: ['bash'] };
+    sinks.push(createStreamJsonRenderer((line) => process.stdout.write(line), init));
   }
-  if (transcript) sinks.push(transcript.onEvent);
+  sinks.push(session.log.onEvent);
   return fanOut(...sinks);
 }
 
@@ -203,11 +219,11 @@ function formatIn(argv: string[]): string | undefined {
   return format;
 }
 
-async function failUsage(error: unknown, format: string | undefined, startedAt: number, tell = true): Promise<void> {
+async function failUsage(error: unknown, format: string | undefined, startedAt: number, tell = true, sessionId?: string): Promise<void> {
   if (!(error instanceof UsageError)) throw error;
   if (tell) process.stderr.write(`agent: ${error.message}\n`);
   if (format === 'json' || format === 'stream-json') {
-    await writeStdout(resultLine(resultBeforeRun({ kind: 'usage', stopReason: null, finalText: '', message: error.message }, '', startedAt)));
+    await writeStdout(resultLine(resultBeforeRun({ kind: 'usage', stopReason: null, finalText: '', message: error.message }, '', startedAt, sessionId)));
   }
   exit(2);
 }

@@ -45,7 +45,7 @@ export function createBashTool({ shell, guard, maxTimeoutSec, defaultTimeoutSec,
 
       const verdict = await guard(command);
       if (!verdict.allowed) {
-        emit({ type: 'tool_end', id: toolUseId, command, content: verdict.reason, isError: true, blocked: true });
+        emit({ type: 'tool_end', id: toolUseId, command, content: verdict.reason, isError: true, blocked: true, exitCode: null, durationMs: 0 });
         return { content: verdict.reason, isError: true };
       }
       const result = await shell.run(command, {
@@ -53,7 +53,16 @@ export function createBashTool({ shell, guard, maxTimeoutSec, defaultTimeoutSec,
         signal,
         onOutput: (text) => emit({ type: 'tool_output', id: toolUseId, text }),
       });
-      emit({ type: 'tool_end', id: toolUseId, command, content: result.text, isError: result.isError, blocked: false });
+      emit({
+        type: 'tool_end',
+        id: toolUseId,
+        command,
+        content: result.text,
+        isError: result.isError,
+        blocked: false,
+        exitCode: result.exitCode,
+        durationMs: result.durationMs,
+      });
       return { content: result.text, isError: result.isError };
     },
   };

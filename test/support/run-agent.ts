@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RecordedRequest, Turn } from './server.js';
+import { testStateHome } from './state-home.js';
 
 export const AGENT_BIN = resolve(import.meta.dirname, '../../bin/agent');
 
@@ -26,8 +27,11 @@ export interface AgentOptions {
   nodeArgs?: string[];
 }
 
-/** A clean environment: nothing from the developer's own Anthropic settings leaks into a test. */
-export function baseEnv(serverUrl: string): Record<string, string> {
+/**
+ * A clean environment: nothing from the developer's own Anthropic settings leaks into a test, and sessions are saved
+ * under a state directory of the test file's own, never the real home's.
+ */
+export function baseEnv(serverUrl: string, stateHome: string = testStateHome()): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/root',
@@ -35,6 +39,7 @@ export function baseEnv(serverUrl: string): Record<string, string> {
     ANTHROPIC_BASE_URL: serverUrl,
     ANTHROPIC_API_KEY: 'test-key',
     AGENT_RETRY_BASE_MS: '10',
+    XDG_STATE_HOME: stateHome,
   };
 }
 
@@ -114,4 +119,9 @@ export function messageText(content: unknown): string {
 /** A dynamic turn that answers with whatever the last command printed. */
 export function answerWithLastResult(prefix = ''): Turn {
   return (request) => answer(`${prefix}${toolResults(request)[0]?.content ?? "(none)"}`);
+}
+
+/** The records of a session or transcript file, parsed line by line; tests read arbitrary fields of them. */
+export function readRecords(path: string): any[] {
+  return readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
 }
