@@ -6,7 +6,7 @@ import { numberedLinesCommand } from './support/bench-workloads.js';
 import { isRunning, pidIn, waitUntil } from './support/processes.js';
 import { answer, bash, readRecords } from './support/run-agent.js';
 import {
-  agentIn, killWhen, mergedMessages, newPlace, onlySessionId, resultOf, sessionDirEntries, sessionPathOf, shapeOf, textOf, useScratch,
+  agentIn, killWhen, mergedMessages, newPlace, onlySessionId, resultOf, sessionDirEntries, sessionPathOf, sessionsDirOf, shapeOf, textOf, useScratch,
 } from './support/session-files.js';
 import type { TestServer, Turn } from './support/server.js';
 import { useServer } from './support/use-server.js';
@@ -94,38 +94,41 @@ describe('--resume and --continue', () => {
     expect(s.rejections()).toEqual([]);
   });
 
-  it('after SIGKILL mid-stream: the reply that was cut off is not in the session, its lock is taken over, and the API accepts the rest', async () => {
+  it('after SIGKILL mid-stream: the reply that was cut off is not in the session, its dead writer does not hold it, and the API accepts the rest', async () => {
     const where = place();
     const slow: Turn = { kind: 'message', content: [{ type: 'text', text: 'a long reply that never finishes streaming' }], chunkDelayMs: 400 };
     const s = await serve([slow, answer('done')]);
     const first = await agent(s, where, ['first prompt'], { onSpawn: killWhen(() => s.requests.length === 1, 'SIGKILL') });
     expect(first.signal).toBe('SIGKILL');
     const id = onlySessionId(where.state);
-    expect(sessionDirEntries(where.state)).toContain(`${id}.lock`);
+    // The killed run named itself as the session's writer, and never wrote its result.
+    const header = readRecords(sessionPathOf(where.state, id))[0];
+    expect(header.pid).toBe(first.pid);
     const second = await agent(s, where, ['-r', id, 'second prompt']);
     expect(second.code).toBe(0);
     expect(resultOf(second)).toMatchObject({ session_id: id, result: 'done' });
     expect(shapeOf(lastRequest(s))).toEqual(['user: text text']);
     expect(textOf(mergedMessages(lastRequest(s))[0]!.blocks)).toBe('first prompt|second prompt');
     expect(s.rejections()).toEqual([]);
-    expect(sessionDirEntries(where.state)).not.toContain(`${id}.lock`);
   });
 
-  it('after SIGKILL mid-command: the command is answered as interrupted', async () => {
+  it('after SIGKILL mid-command of a continued run: its lock is taken over, and the command is answered as interrupted', async () => {
     const where = place();
-    const s = await serve([bash('echo $$ > shell.pid; sleep 30'), answer('done')]);
+    const s = await serve([answer('ready'), bash('echo $$ > shell.pid; sleep 30'), answer('done')]);
     const shellPid = () => pidIn(join(where.cwd, 'shell.pid'));
-    const first = await agent(s, where, ['start'], { onSpawn: killWhen(() => shellPid() > 0, 'SIGKILL') });
+    const id = resultOf(await agent(s, where, ['get ready'])).session_id;
+    const killed = await agent(s, where, ['-r', id, 'start'], { onSpawn: killWhen(() => shellPid() > 0, 'SIGKILL') });
     // A killed agent cannot clean up: its command's group is ours to end.
     process.kill(-shellPid(), 'SIGKILL');
-    expect(first.signal).toBe('SIGKILL');
-    const id = onlySessionId(where.state);
-    const second = await agent(s, where, ['--resume', id, 'what happened?']);
-    expect(second.code).toBe(0);
-    expect(second.stderr).toMatch(/cut off during 1 command/);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(readFileSync(join(sessionsDirOf(where.state), `${id}.lock`), 'utf8')).toBe(`${killed.pid}\n`);
+    const third = await agent(s, where, ['--resume', id, 'what happened?']);
+    expect(third.code).toBe(0);
+    expect(third.stderr).toMatch(/cut off during 1 command/);
     const resumed = mergedMessages(lastRequest(s)).at(-1)!.blocks;
     expect(resumed[0]).toMatchObject({ type: 'tool_result', is_error: true, content: expect.stringMatching(/^Interrupted/) });
     expect(s.rejections()).toEqual([]);
+    expect(sessionDirEntries(where.state)).not.toContain(`${id}.lock`);
   });
 
   it('keeps the context budget: old outputs of a resumed conversation are elided to fit a smaller window', async () => {

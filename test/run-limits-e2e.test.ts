@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRunning, pidIn, waitUntil } from './support/processes.js';
 import { answer, bash, readRecords, runAgent } from './support/run-agent.js';
-import { resultOf, useScratch } from './support/session-files.js';
+import { mergedMessages, resultOf, useScratch } from './support/session-files.js';
 import type { Turn } from './support/server.js';
 import { useServer } from './support/use-server.js';
 
@@ -21,7 +21,7 @@ function priced(turn: Turn): Turn {
 describe('--max-budget-usd', () => {
   it('starts no model call once the run has cost the budget: error_max_budget_usd, exit 1', async () => {
     const s = await serve([priced(bash('echo one')), priced(bash('echo two')), answer('never asked')]);
-    const run = await runAgent(['--output-format', 'json', '-m', 'claude-sonnet-4-5', '--max-budget-usd', '0.5', 'spend'], s.url);
+    const run = await runAgent(['--output-format', 'json', '-m', 'claude-sonnet-4-5', '--max-budget-usd', '0.5', 'spend'], s.url, { cwd: scratch() });
     expect(run.code).toBe(1);
     // $0.30 after the first call (under), $0.60 after the second: its commands still run, the third call never starts.
     expect(resultOf(run)).toMatchObject({ subtype: 'error_max_budget_usd', is_error: true, exit_code: 1, num_turns: 2, commands: 2, total_cost_usd: 0.6 });
@@ -29,9 +29,23 @@ describe('--max-budget-usd', () => {
     expect(run.stderr).toContain('agent: Stopped: the run has cost $0.6000, which reaches --max-budget-usd 0.5; no further model call was made.');
   });
 
+  it('a run stopped by its budget goes on with --resume and a new budget, from where it stopped', async () => {
+    const s = await serve([priced(bash('echo one')), priced(bash('echo two')), answer('finished')]);
+    const first = await runAgent(['--output-format', 'json', '-m', 'claude-sonnet-4-5', '--max-budget-usd', '0.5', 'spend'], s.url, { cwd: scratch() });
+    expect(resultOf(first).subtype).toBe('error_max_budget_usd');
+    const args = ['--output-format', 'json', '-m', 'claude-sonnet-4-5', '--max-budget-usd', '1', '--resume', resultOf(first).session_id, 'go on'];
+    const second = await runAgent(args, s.url, { cwd: scratch() });
+    expect(second.code).toBe(0);
+    expect(resultOf(second)).toMatchObject({ subtype: 'success', result: 'finished', num_turns: 1 });
+    expect(resultOf(second).total_cost_usd).toBeLessThan(0.1);
+    const last = mergedMessages(s.validRequests()[2]!).at(-1)!.blocks;
+    expect(last.map((block) => (block.type === 'tool_result' ? block.content : block.text))).toEqual(['two', 'go on']);
+    expect(s.rejections()).toEqual([]);
+  });
+
   it('a run that finishes on the call that crosses the budget has succeeded', async () => {
     const s = await serve([priced(bash('echo one')), priced(answer('done'))]);
-    const run = await runAgent(['--output-format', 'json', '-m', 'claude-sonnet-4-5', '--max-budget-usd', '0.5', 'spend'], s.url);
+    const run = await runAgent(['--output-format', 'json', '-m', 'claude-sonnet-4-5', '--max-budget-usd', '0.5', 'spend'], s.url, { cwd: scratch() });
     expect(run.code).toBe(0);
     expect(resultOf(run)).toMatchObject({ subtype: 'success', total_cost_usd: 0.6 });
   });
@@ -42,7 +56,7 @@ describe('--max-budget-usd', () => {
     ['two', /--max-budget-usd must be a number greater than 0; got 'two'/],
   ])('%s is a usage error', async (value, message) => {
     const s = await serve([answer('never')]);
-    const run = await runAgent(['--output-format', 'json', `--max-budget-usd=${value}`, 'go'], s.url);
+    const run = await runAgent(['--output-format', 'json', `--max-budget-usd=${value}`, 'go'], s.url, { cwd: scratch() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(resultOf(run)).toMatchObject({ subtype: 'error_usage' });
@@ -51,7 +65,7 @@ describe('--max-budget-usd', () => {
 
   it('with a model whose price is unknown is a usage error, never a silent no-op', async () => {
     const s = await serve([answer('never')]);
-    const run = await runAgent(['-m', 'someone-elses-model', '--max-budget-usd', '1', 'go'], s.url);
+    const run = await runAgent(['-m', 'someone-elses-model', '--max-budget-usd', '1', 'go'], s.url, { cwd: scratch() });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--max-budget-usd needs the model's price, and the price of 'someone-elses-model' is not known.");
     expect(s.requests).toEqual([]);
@@ -79,7 +93,7 @@ describe('--max-duration', () => {
 
   it('aborts the request in flight at the deadline', async () => {
     const s = await serve([{ kind: 'hang' }]);
-    const run = await runAgent(['--output-format', 'json', '--max-duration', '1', 'go'], s.url);
+    const run = await runAgent(['--output-format', 'json', '--max-duration', '1', 'go'], s.url, { cwd: scratch() });
     expect(run.code).toBe(1);
     expect(run.durationMs).toBeLessThan(2500);
     expect(resultOf(run)).toMatchObject({ subtype: 'error_max_duration', num_turns: 0 });
@@ -87,7 +101,7 @@ describe('--max-duration', () => {
 
   it('bounds retries: no retry waits past the deadline', async () => {
     const s = await serve([{ kind: 'http_error', status: 529, headers: { 'retry-after': '30' } }, answer('too late')]);
-    const run = await runAgent(['--output-format', 'json', '--max-duration', '1.5', 'go'], s.url);
+    const run = await runAgent(['--output-format', 'json', '--max-duration', '1.5', 'go'], s.url, { cwd: scratch() });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/retrying in 30\.0 s/);
     expect(run.durationMs).toBeLessThan(3500);
@@ -97,7 +111,7 @@ describe('--max-duration', () => {
 
   it('counts from start-up: a prompt still being read when the time is up ends the run, and nothing is sent', async () => {
     const s = await serve([answer('never')]);
-    const run = await runAgent(['--output-format', 'json', '--max-duration', '1'], s.url, { stdin: 'open' });
+    const run = await runAgent(['--output-format', 'json', '--max-duration', '1'], s.url, { cwd: scratch(), stdin: 'open' });
     expect(run.code).toBe(1);
     expect(run.durationMs).toBeLessThan(2500);
     expect(resultOf(run)).toMatchObject({ subtype: 'error_max_duration', num_turns: 0 });
@@ -106,7 +120,7 @@ describe('--max-duration', () => {
 
   it.each(['0', '-5', 'soon'])('%s is a usage error', async (value) => {
     const s = await serve([answer('never')]);
-    const run = await runAgent([`--max-duration=${value}`, 'go'], s.url);
+    const run = await runAgent([`--max-duration=${value}`, 'go'], s.url, { cwd: scratch() });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`--max-duration must be a number greater than 0; got '${value}'.`);
     expect(s.requests).toEqual([]);

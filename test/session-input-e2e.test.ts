@@ -77,7 +77,7 @@ describe('what is said, and the run goes on', () => {
     writeFileSync(path, `${readFileSync(path, 'utf8')}{"type":"message","ts":"2026-01-01T00:00:00Z","message":{"role":"user","con`);
     const run = await agent(s, where, ['-r', id, 'two']);
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain(`warning: the last line of ${path} was cut off (the run writing it was killed) and is left out.`);
+    expect(run.stderr).toContain(`warning: the last line of ${path} is incomplete (the run writing it was killed, or is writing it still) and is left out.`);
     const texts = mergedMessages(s.validRequests()[1]!).map((message) => message.blocks.map((block) => block.text).join('|'));
     expect(texts).toEqual(['one', 'first', 'two']);
   });
@@ -107,6 +107,18 @@ describe('what is said, and the run goes on', () => {
 });
 
 describe('--transcript', () => {
+  it.skipIf(!existsSync('/dev/full'))('that cannot be written (a full disk): a warning, and the run goes on', async () => {
+    const where = place();
+    const s = await serve([bash('echo ran'), answer('done')]);
+    const run = await agent(s, where, ['--transcript', '/dev/full', 'go']);
+    expect(run.code).toBe(0);
+    expect(resultOf(run)).toMatchObject({ subtype: 'success', result: 'done' });
+    expect(run.stderr).toContain('warning: cannot write /dev/full (ENOSPC); the run goes on without it.');
+    expect(run.stderr.match(/cannot write/g)).toHaveLength(1);
+    // The session itself was saved as usual.
+    expect(readRecords(sessionPathOf(where.state, resultOf(run).session_id)).at(-1)).toMatchObject({ type: 'result', subtype: 'success' });
+  });
+
   it('onto an existing file that is not this session\'s: exit 2, and the file left as it was', async () => {
     const where = place();
     const s = await serve([answer('one'), answer('never')]);

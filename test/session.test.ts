@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadSession, SessionFileError } from '../src/session/load.js';
 import { acquireLock, lockFile, lockHolder } from '../src/session/lock.js';
 import { INTERRUPTED_RESULT, repairConversation } from '../src/session/repair.js';
+import { newSessionId } from '../src/session/session-id.js';
 import { latestSessionIn, pruneSessions, sessionFile, sessionsDir } from '../src/session/store.js';
 import { SessionLog, type SessionFileSpec } from '../src/session/writer.js';
 import type { ResultObject } from '../src/result.js';
@@ -153,6 +154,14 @@ describe('the lock', () => {
     expect(readFileSync(lockFile(dir, id), 'utf8')).toBe(`${process.pid}\n`);
     if (taken.ok) taken.release();
     expect(existsSync(lockFile(dir, id))).toBe(false);
+  });
+});
+
+describe('session ids', () => {
+  it('are random version 4 UUIDs', () => {
+    const ids = Array.from({ length: 1000 }, () => newSessionId());
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(1000);
   });
 });
 

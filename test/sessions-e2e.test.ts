@@ -1,6 +1,6 @@
 // Sessions through the real binary: saved as the run goes, pruned, forked, and never shared between runs.
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pidIn, waitUntil } from './support/processes.js';
@@ -137,5 +137,24 @@ describe('--fork-session', () => {
     const types = readRecords(sessionPathOf(where.state, id)).map((record) => record.type);
     expect(types.filter((type) => type === 'resume' || type === 'session')).toEqual(['session']);
     expect(s.rejections()).toEqual([]);
+  });
+
+  it('refuses a second continuation while the first one lives, even before it has written anything', async () => {
+    const where = place();
+    const s = await serve([answer('first'), answer('second')]);
+    const id = resultOf(await agent(s, where, ['start'])).session_id;
+    let live: ChildProcess | undefined;
+    // The first continuation reads its prompt from a stdin that stays open: it holds the session, writing nothing yet.
+    const waiting = agent(s, where, ['-r', id], { stdin: 'open', onSpawn: (child) => (live = child) });
+    const lock = join(sessionsDirOf(where.state), `${id}.lock`);
+    expect(await waitUntil(() => existsSync(lock), 10_000)).toBe(true);
+    const refused = await agent(s, where, ['-r', id, 'me too']);
+    live!.kill('SIGTERM');
+    expect((await waiting).code).toBe(143);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`Session ${id} is in use by a running agent (pid ${live!.pid}).`);
+    expect(existsSync(lock)).toBe(false);
+    const after = await agent(s, where, ['-r', id, 'now me']);
+    expect(after.code).toBe(0);
   });
 });

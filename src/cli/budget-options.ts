@@ -10,7 +10,10 @@ export interface RawBudgetOptions {
   maxDuration?: string;
 }
 
-/** --max-budget-usd and --max-duration, checked: positive numbers, and a price known for the model. */
+/**
+ * --max-budget-usd and --max-duration, checked: positive numbers, and a known price for the model, without which a
+ * budget would be a silent no-op. (The price table is in the chunk the run loads anyway.)
+ */
 export function resolveBudget(raw: RawBudgetOptions, model: string): RunBudget {
   const maxCostUsd = positiveNumber('--max-budget-usd', raw.maxBudgetUsd);
   if (maxCostUsd !== undefined && !priceFor(model)) {

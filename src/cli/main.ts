@@ -67,7 +67,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
   let session: Session;
   try {
     const { session: options, cwd, model, transcriptPath } = config;
-    session = await openSession({ options, cwd, model, transcriptPath, agentVersion: VERSION, conversation: messages });
+    session = openSession({ options, cwd, model, transcriptPath, agentVersion: VERSION, conversation: messages });
   } catch (error) {
     return failUsage(error, config.outputFormat, startedAt);
   }

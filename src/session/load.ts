@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type Anthropic from '@anthropic-ai/sdk';
 import { isHeader } from './store.js';
 import { SESSION_FORMAT_VERSION, type HeaderRecord } from './records.js';
@@ -15,6 +16,8 @@ export interface LoadedSession {
   cwd: string;
   /** The last line was cut off (its writer was killed while writing it) and was left out. */
   truncatedTail: boolean;
+  /** The process of the run that last started writing the file, on this machine, while it has not written its result. */
+  writerPid: number | undefined;
 }
 
 /** A file that cannot be continued: missing, unreadable, not a session, or corrupt. The message names the file. */
@@ -44,7 +47,7 @@ export function loadSession(path: string): LoadedSession {
     if (last === undefined) truncatedTail = true;
     else records.push(last);
   }
-  const loaded: LoadedSession = { path, header, messages: [], commandResults: new Map(), cwd: header.cwd, truncatedTail };
+  const loaded: LoadedSession = { path, header, messages: [], commandResults: new Map(), cwd: header.cwd, truncatedTail, writerPid: undefined };
   records.forEach((record, index) => readRecord(loaded, record, index + 1));
   return loaded;
 }
@@ -52,6 +55,14 @@ export function loadSession(path: string): LoadedSession {
 function readRecord(loaded: LoadedSession, record: unknown, line: number): void {
   const r = record as { type?: unknown; [key: string]: unknown };
   switch (r.type) {
+    case 'session':
+    case 'resume':
+      loaded.writerPid = typeof r.pid === 'number' && r.host === hostname() ? r.pid : undefined;
+      if (r.type === 'resume' && typeof r.cwd === 'string') loaded.cwd = r.cwd;
+      break;
+    case 'result':
+      loaded.writerPid = undefined;
+      break;
     case 'message':
       if (!isMessage(r.message)) throw new SessionFileError(`${loaded.path} line ${line}: a message record without a valid message; the file is corrupt.`);
       loaded.messages.push(r.message);
@@ -60,9 +71,6 @@ function readRecord(loaded: LoadedSession, record: unknown, line: number): void 
       if (typeof r.id === 'string' && typeof r.result === 'string') {
         loaded.commandResults.set(r.id, { content: r.result, isError: r.is_error === true });
       }
-      break;
-    case 'resume':
-      if (typeof r.cwd === 'string') loaded.cwd = r.cwd;
       break;
   }
 }

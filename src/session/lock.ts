@@ -1,9 +1,12 @@
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { UsageError } from '../outcome.js';
 
 /**
- * A session file has one writer. The writer holds `<id>.lock` beside it, a file holding its pid, for as long as it
- * runs. A lock whose process is gone (a run killed with -9) is stale, and the next writer takes it over.
+ * A session file has one writer. A run that starts a session names its pid in the header, and is its writer until it
+ * writes its result: nothing more to create at start-up. A run that continues a session holds `<id>.lock` beside the
+ * file, holding its pid, for as long as it runs, so that two continuations cannot both start. A writer whose process
+ * is gone (a run killed with -9) no longer counts, and a lock it left is taken over.
  */
 export type Lock = { ok: true; release: () => void } | { ok: false; pid: number };
 
@@ -69,4 +72,35 @@ function removeQuietly(path: string): void {
   } catch {
     // Already gone.
   }
+}
+
+/** The lock of one session as a continuation uses it. */
+export interface SessionLock {
+  /**
+   * Refuses (a UsageError) while another live run writes the session: one holding its lock, or `writerPid`, the run
+   * that last started writing the file and has not written its result. Holds the lock from here on when `take`.
+   */
+  claim(take: boolean, writerPid: number | undefined): void;
+  release(): void;
+}
+
+export function sessionLock(dir: string, id: string): SessionLock {
+  let held: (() => void) | undefined;
+  const inUse = (pid: number) =>
+    new UsageError(`Session ${id} is in use by a running agent (pid ${pid}).\nWait for that run to end, or branch off the session with --fork-session.`);
+  return {
+    claim(take, writerPid) {
+      if (writerPid !== undefined && writerPid !== process.pid && isAlive(writerPid)) throw inUse(writerPid);
+      const holder = lockHolder(dir, id);
+      if (holder !== undefined) throw inUse(holder);
+      if (!take) return;
+      const lock = acquireLock(dir, id);
+      if (!lock.ok) throw inUse(lock.pid);
+      held = lock.release;
+    },
+    release() {
+      held?.();
+      held = undefined;
+    },
+  };
 }

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { UsageError } from '../outcome.js';
-import { acquireLock, lockHolder } from './lock.js';
+import { lockHolder, sessionLock } from './lock.js';
 import type { SessionOptions } from './options.js';
-import type { Resumed } from './resume.js';
+import { resumeSession, type Resumed } from './resume.js';
+import { newSessionId } from './session-id.js';
 import { prepareDir, pruneSessions, sessionFile } from './store.js';
 import { SessionLog, type SessionFileSpec } from './writer.js';
 
@@ -35,36 +35,22 @@ export interface Session {
  * files it is written to. Everything the user got wrong is a UsageError, before any request; a state directory that
  * cannot be written to is only a note, and the run goes on without saving.
  */
-export async function openSession(setup: SessionSetup): Promise<Session> {
+export function openSession(setup: SessionSetup): Session {
   const { options, conversation } = setup;
   const notes: string[] = [];
   const store = options.persist && storeUsable(options.dir, notes);
-  const resumed = options.resume !== undefined || options.continueLatest ? await resume(options, setup.cwd, notes) : undefined;
-  const id = resumed && !options.fork ? resumed.loaded.header.session_id : randomUUID();
-
-  let release = () => {};
-  const continuing = resumed !== undefined && !options.fork;
-  if (continuing) {
-    const holder = lockHolder(options.dir, id);
-    if (holder !== undefined) throw inUse(id, holder);
-    if (store) {
-      const lock = acquireLock(options.dir, id);
-      if (!lock.ok) throw inUse(id, lock.pid);
-      release = lock.release;
-    }
+  const resumed = options.resume !== undefined || options.continueLatest ? resumeSession(options, setup.cwd, notes) : undefined;
+  const continuing = resumed && !options.fork ? resumed : undefined;
+  const id = continuing ? continuing.loaded.header.session_id : newSessionId();
+  const lock = sessionLock(options.dir, id);
+  if (continuing) lock.claim(store, continuing.loaded.writerPid);
+  let files: SessionFileSpec[];
+  try {
+    files = sessionFiles(setup, id, store, continuing, notes);
+  } catch (error) {
+    lock.release();
+    throw error;
   }
-  const takeNewLock = () => {
-    const lock = acquireLock(options.dir, id);
-    if (lock.ok) release = lock.release;
-    return lock.ok;
-  };
-
-  const files: SessionFileSpec[] = [];
-  if (store) files.push(...storeFile(options.dir, id, continuing ? resumed : undefined, takeNewLock, notes));
-  if (continuing && !sameFile(dirname(resumed.loaded.path), options.dir)) {
-    files.push({ path: resumed.loaded.path, kind: 'append', from: 'conversation' });
-  }
-  if (setup.transcriptPath) addTranscript(files, setup.transcriptPath, id, continuing ? resumed : undefined);
 
   if (resumed) conversation.push(...resumed.repaired.history);
   const log = new SessionLog({
@@ -78,13 +64,25 @@ export async function openSession(setup: SessionSetup): Promise<Session> {
     files,
   });
   if (resumed?.repaired.pendingResults) conversation.push(resumed.repaired.pendingResults);
-  return { id, log, notes, release: () => release() };
+  return { id, log, notes, release: () => lock.release() };
 }
 
-/** Loading and repair are needed only to continue a session, so they load only then. */
-async function resume(options: SessionOptions, cwd: string, notes: string[]): Promise<Resumed> {
-  const { resumeSession } = await import('./resume.js');
-  return resumeSession(options, cwd, notes);
+/** Where the session is written: the state directory's file, the file it was continued from, the --transcript. */
+function sessionFiles(
+  setup: SessionSetup,
+  id: string,
+  store: boolean,
+  continuing: Resumed | undefined,
+  notes: string[],
+): SessionFileSpec[] {
+  const { options, transcriptPath } = setup;
+  const files: SessionFileSpec[] = [];
+  if (store) files.push(...storeFile(options.dir, id, continuing, notes));
+  if (continuing && !sameFile(dirname(continuing.loaded.path), options.dir)) {
+    files.push({ path: continuing.loaded.path, kind: 'append', from: 'conversation' });
+  }
+  if (transcriptPath) addTranscript(files, transcriptPath, id, continuing);
+  return files;
 }
 
 function storeUsable(dir: string, notes: string[]): boolean {
@@ -103,9 +101,9 @@ function storeUsable(dir: string, notes: string[]): boolean {
 }
 
 /** The state directory's file of the session: appended to when it holds the conversation being continued. */
-function storeFile(dir: string, id: string, resumed: Resumed | undefined, takeNewLock: () => boolean, notes: string[]): SessionFileSpec[] {
+function storeFile(dir: string, id: string, resumed: Resumed | undefined, notes: string[]): SessionFileSpec[] {
   const path = sessionFile(dir, id);
-  if (!resumed) return [{ path, kind: 'new', from: 'conversation', beforeOpen: takeNewLock }];
+  if (!resumed) return [{ path, kind: 'new', from: 'conversation' }];
   if (sameFile(path, resumed.loaded.path)) return [{ path, kind: 'append', from: 'conversation' }];
   if (!existsSync(path)) return [{ path, kind: 'new', from: 'conversation' }];
   if (resumed.holdsSameConversation(path)) return [{ path, kind: 'append', from: 'conversation' }];
@@ -137,12 +135,6 @@ function addTranscript(files: SessionFileSpec[], path: string, id: string, resum
     );
   }
   files.push({ path, kind: empty ? 'new' : 'append', fd, from: 'start' });
-}
-
-function inUse(id: string, pid: number): UsageError {
-  return new UsageError(
-    `Session ${id} is in use by a running agent (pid ${pid}).\nWait for that run to end, or branch off the session with --fork-session.`,
-  );
 }
 
 function sameFile(a: string, b: string): boolean {

@@ -22,6 +22,9 @@ interface RunFacts extends RequestShapeFacts {
   model: string;
   cwd: string;
   agent_version: string;
+  /** The machine and process writing this run's records, until it writes its result. */
+  host: string;
+  pid: number;
 }
 
 /** The first record of a file. */

@@ -18,7 +18,7 @@ export function resumeSession(options: SessionOptions, cwd: string, notes: strin
   const loaded = load(locate(options, cwd));
   const repaired = repairConversation(loaded.messages, loaded.commandResults);
   const id = loaded.header.session_id;
-  if (loaded.truncatedTail) notes.push(`the last line of ${loaded.path} was cut off (the run writing it was killed) and is left out.`);
+  if (loaded.truncatedTail) notes.push(`the last line of ${loaded.path} is incomplete (the run writing it was killed, or is writing it still) and is left out.`);
   if (loaded.cwd !== cwd) notes.push(`session ${id} ran in ${loaded.cwd}; this run works in ${cwd}.`);
   if (repaired.dropped > 0) notes.push(`an unfinished reply at the end of session ${id} is left out.`);
   if (repaired.interrupted > 0) {

@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RunEvent } from '../events.js';
 import type { ResultObject } from '../result.js';
@@ -13,8 +14,6 @@ export interface SessionFileSpec {
   fd?: number;
   /** Written from the start (a --transcript), or only once the conversation has something to save. */
   from: 'start' | 'conversation';
-  /** Called before the file is first opened, e.g. to take the session's lock; false leaves the file out. */
-  beforeOpen?: () => boolean;
 }
 
 export interface SessionLogSetup {
@@ -149,19 +148,16 @@ export class SessionLog {
   private start(file: FileState, ts: string): void {
     file.started = true;
     if (file.fd === undefined) {
-      if (file.spec.beforeOpen && !file.spec.beforeOpen()) {
-        file.dropped = true;
-        return;
-      }
       try {
-        file.fd = openSync(file.spec.path, file.spec.kind === 'new' ? 'wx' : 'a', 0o600);
+        // An existing file is only appended to, never created: one that vanished meanwhile is not recreated headless.
+        file.fd = openSync(file.spec.path, file.spec.kind === 'new' ? 'wx' : constants.O_WRONLY | constants.O_APPEND, 0o600);
       } catch (error) {
         this.drop(file, error);
         return;
       }
     }
     const { sessionId, forkedFrom, model, cwd, agentVersion } = this.setup;
-    const facts = { session_id: sessionId, model, cwd, ...this.shape, agent_version: agentVersion };
+    const facts = { session_id: sessionId, model, cwd, ...this.shape, agent_version: agentVersion, host: hostname(), pid: process.pid };
     const preamble =
       file.spec.kind === 'append'
         ? [stamp({ type: 'resume', ...facts }, ts)]

@@ -8,6 +8,7 @@ import { testStateHome } from './state-home.js';
 export const AGENT_BIN = resolve(import.meta.dirname, '../../bin/agent');
 
 export interface AgentRun {
+  pid: number | undefined;
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
@@ -76,7 +77,7 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       child.stdin?.destroy();
-      resolvePromise({ code, signal, stdout, stderr, durationMs: performance.now() - started });
+      resolvePromise({ pid: child.pid, code, signal, stdout, stderr, durationMs: performance.now() - started });
     });
   });
 }
