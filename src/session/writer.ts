@@ -44,7 +44,7 @@ interface FileState {
 export class SessionLog {
   private readonly files: FileState[];
   /** The conversation as it stood before this run, kept as written then (the context budget may elide it later). */
-  private readonly history: string[];
+  private history: string[];
   private written: number;
   private shape: RequestShapeFacts = { system_prompt: null, tools: [] };
   /** Files start once the header can name the system prompt, or once the run ends without one. */
@@ -141,7 +141,10 @@ export class SessionLog {
       if (file.started) this.put(file, line);
       else if (this.ready && (file.spec.from === 'start' || this.grown)) this.start(file, ts);
     }
-    if (this.files.every((file) => file.started || file.dropped)) this.backlog = undefined;
+    if (this.files.every((file) => file.started || file.dropped)) {
+      this.backlog = undefined;
+      this.history = [];
+    }
   }
 
   /** Opens the file if needed; writes the header and history (or a resume record), then every line so far. */
