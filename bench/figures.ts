@@ -1,5 +1,6 @@
 // The shape of one benchmark figure, and the environment the measured runs get.
 
+import { join } from 'node:path';
 import { baseEnv } from '../test/support/run-agent.js';
 
 export interface Figure {
@@ -19,9 +20,9 @@ export interface Figure {
   data: Record<string, unknown>;
 }
 
-/** The environment of every measured process: clean, pointed at the local server, spill files in `tmp`. */
+/** The environment of every measured process: clean, pointed at the local server, spill files and sessions in `tmp`. */
 export function agentEnv(serverUrl: string, tmp: string): Record<string, string> {
-  return { ...baseEnv(serverUrl), TMPDIR: tmp };
+  return { ...baseEnv(serverUrl, join(tmp, 'state')), TMPDIR: tmp };
 }
 
 /** Throws with the run's own words when a measured run did not do what the figure assumes. */

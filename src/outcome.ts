@@ -8,7 +8,9 @@ export type OutcomeKind =
   | 'api_error'
   | 'usage'
   | 'interrupted'
-  | 'structured_output';
+  | 'structured_output'
+  | 'max_budget_usd'
+  | 'max_duration';
 
 export interface Outcome {
   kind: OutcomeKind;
@@ -36,6 +38,8 @@ export const SUBTYPES: Record<OutcomeKind, string> = {
   usage: 'error_usage',
   interrupted: 'error_interrupted',
   structured_output: 'error_structured_output',
+  max_budget_usd: 'error_max_budget_usd',
+  max_duration: 'error_max_duration',
 };
 
 export function exitCodeFor(outcome: Outcome): number {
@@ -66,8 +70,27 @@ export class Interrupted extends Error {
   }
 }
 
+/** The reason an AbortSignal carries when the run reaches --max-duration. */
+export class DeadlineReached extends Error {
+  override name = 'DeadlineReached';
+  constructor(readonly seconds: number) {
+    super(`Stopped at the --max-duration limit of ${seconds} s.`);
+  }
+}
+
+/** The reason an AbortSignal carries when the run's cost reaches --max-budget-usd before a model call. */
+export class BudgetReached extends Error {
+  override name = 'BudgetReached';
+  constructor(limitUsd: number, spentUsd: number) {
+    super(`Stopped: the run has cost $${spentUsd.toFixed(4)}, which reaches --max-budget-usd ${limitUsd}; no further model call was made.`);
+  }
+}
+
 /** The Outcome of a run stopped through its AbortSignal, from the reason the signal carries. */
 export function stoppedOutcome(signal: AbortSignal, finalText = ''): Outcome {
-  const reason = signal.reason instanceof Interrupted ? signal.reason : new Interrupted('SIGINT');
-  return { kind: 'interrupted', stopReason: null, finalText, signal: reason.signalName, message: `${reason.message}.` };
+  const reason: unknown = signal.reason;
+  if (reason instanceof DeadlineReached) return { kind: 'max_duration', stopReason: null, finalText, message: reason.message };
+  if (reason instanceof BudgetReached) return { kind: 'max_budget_usd', stopReason: null, finalText, message: reason.message };
+  const interrupted = reason instanceof Interrupted ? reason : new Interrupted('SIGINT');
+  return { kind: 'interrupted', stopReason: null, finalText, signal: interrupted.signalName, message: `${interrupted.message}.` };
 }

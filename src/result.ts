@@ -1,6 +1,7 @@
 import type { Outcome } from './outcome.js';
 import { exitCodeFor, SUBTYPES } from './outcome.js';
 import { emptyUsage, type UsageTotals } from './api/usage.js';
+import { newSessionId } from './session/session-id.js';
 
 /** The machine-readable summary of a run: `--output-format json`, and the last line of `stream-json`. */
 export interface ResultObject {
@@ -17,6 +18,7 @@ export interface ResultObject {
   total_cost_usd?: number;
   commands: number;
   exit_code: number;
+  session_id: string;
   error?: string;
   /** The answer as a JSON value, with --json-schema. */
   structured_output?: unknown;
@@ -33,6 +35,7 @@ export interface RunFacts {
   apiMs: number;
   /** The answer accepted against --json-schema; `value` may be any JSON value, null included. */
   structured?: { value: unknown };
+  sessionId: string;
 }
 
 export function buildResult(facts: RunFacts): ResultObject {
@@ -52,13 +55,17 @@ export function buildResult(facts: RunFacts): ResultObject {
     ...(cost === undefined ? {} : { total_cost_usd: Number(cost.toFixed(6)) }),
     commands: facts.commands,
     exit_code: exitCodeFor(outcome),
+    session_id: facts.sessionId,
     ...(outcome.message ? { error: outcome.message } : {}),
     ...(facts.structured ? { structured_output: facts.structured.value } : {}),
   };
 }
 
-/** The result object of a run that ended before its first request: a usage error, or a signal while reading the prompt. */
-export function resultBeforeRun(outcome: Outcome, model: string, startedAt: number): ResultObject {
+/**
+ * The result object of a run that ended before its first request: a usage error, or a signal while reading the prompt.
+ * A run stopped before its session was set up still has an id of its own, under which nothing is saved.
+ */
+export function resultBeforeRun(outcome: Outcome, model: string, startedAt: number, sessionId: string = newSessionId()): ResultObject {
   return buildResult({
     outcome,
     model,
@@ -68,5 +75,6 @@ export function resultBeforeRun(outcome: Outcome, model: string, startedAt: numb
     costUsd: undefined,
     durationMs: performance.now() - startedAt,
     apiMs: 0,
+    sessionId,
   });
 }

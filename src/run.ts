@@ -19,6 +19,7 @@ import { priceFor } from './api/pricing.js';
 import { emptyUsage } from './api/usage.js';
 import { plural } from './plural.js';
 import type { StructuredAnswer } from './structured/index.js';
+import { followingController, withCostLimit } from './budget.js';
 
 export interface RunInput {
   config: Config;
@@ -32,6 +33,8 @@ export interface RunInput {
   startedAt: number;
   /** With --json-schema: the answer's format, already checked. */
   structured?: StructuredAnswer;
+  /** The run's session: its id, and where the system prompt and tools of the run are recorded. */
+  session: { id: string; describe(shape: { system: string; tools: Anthropic.Tool[] }): void };
 }
 
 /**
@@ -39,7 +42,10 @@ export interface RunInput {
  * after the configuration was accepted comes back as an Outcome; only a sandbox that cannot start is a UsageError.
  */
 export async function runAgent(input: RunInput): Promise<ResultObject> {
-  const { config, messages, emit, signal, structured } = input;
+  const { config, messages, emit, structured } = input;
+  // The run's own stop switch: the caller's signal (interrupts, --max-duration), and --max-budget-usd.
+  const stop = followingController(input.signal);
+  const signal = stop.signal;
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-run-')));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
@@ -80,7 +86,8 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   });
   const sections = [system, ...(structured ? [structured.systemSection] : [])];
   const shape: RequestShape = { system: sections.map((text) => ({ type: 'text', text })), tools: toolbox.specs };
-  const callModel = createModelCall({ config, shape, emit: countingEmit, stats, extras: structured?.extras });
+  input.session.describe({ system: sections.join('\n\n'), tools: toolbox.specs });
+  const callModel = withCostLimit(createModelCall({ config, shape, emit: countingEmit, stats, extras: structured?.extras }), config.budget, stats, stop);
   const context = createContextFitter(new ContextBudget({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }), shape);
 
   messages.push({ role: 'user', content: input.prompt });
@@ -101,6 +108,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     durationMs: performance.now() - input.startedAt,
     apiMs: stats.apiMs,
     structured: structured?.accepted(),
+    sessionId: input.session.id,
   });
 }
 

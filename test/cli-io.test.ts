@@ -1,8 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_BIN, answer, answerWithLastResult, baseEnv, bash, messageText, runAgent, tempDir } from './support/run-agent.js';
+import { AGENT_BIN, answer, answerWithLastResult, baseEnv, bash, messageText, readRecords, runAgent, tempDir } from './support/run-agent.js';
 import { startServer, type TestServer } from './support/server.js';
 import { useServer } from './support/use-server.js';
 
@@ -113,16 +113,22 @@ describe('a run through the binary', () => {
     expect(run.stdout).toBe(`${join(dir, 'inner')}\n`);
   });
 
-  it('writes the whole run to --transcript as JSONL', async () => {
+  it('writes the whole run to --transcript as JSONL, in the session format', async () => {
     const dir = tempDir();
     const s = await serve([bash('echo logged'), answer('fin')]);
-    await runAgent(['--transcript', join(dir, 't.jsonl'), 'go'], s.url);
-    const records = readFileSync(join(dir, 't.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-    expect(records.map((record) => record.type)).toEqual(['request', 'response', 'command', 'request', 'response', 'result']);
-    expect(records[0].new_messages[0]).toEqual({ role: 'user', content: 'go' });
-    expect(records[2]).toMatchObject({ command: 'echo logged', result: 'logged', is_error: false });
-    expect(records[3].new_messages.map((message: { role: string }) => message.role)).toEqual(['assistant', 'user']);
-    expect(records[5]).toMatchObject({ type: 'result', result: 'fin' });
+    const run = await runAgent(['--output-format', 'json', '--transcript', join(dir, 't.jsonl'), 'go'], s.url);
+    const records = readRecords(join(dir, 't.jsonl'));
+    expect(records.map((record) => record.type)).toEqual([
+      'session', 'message', 'request', 'response', 'message', 'command', 'message', 'request', 'response', 'message', 'result',
+    ]);
+    expect(records[0]).toMatchObject({ type: 'session', session_id: JSON.parse(run.stdout).session_id });
+    expect(records[1].message).toEqual({ role: 'user', content: 'go' });
+    expect(records[2]).toMatchObject({ turn: 1, messages: 1 });
+    expect(records[5]).toMatchObject({ command: 'echo logged', result: 'logged', is_error: false, exit_code: 0 });
+    expect(records[6].message.role).toBe('user');
+    expect(records[7]).toMatchObject({ turn: 2, messages: 3 });
+    expect(records[10]).toMatchObject({ type: 'result', result: 'fin' });
+    for (const record of records) expect(Date.parse(record.ts)).not.toBeNaN();
   });
 
   it('shows the model\'s narration on stderr, each text block on its own line', async () => {

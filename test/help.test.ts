@@ -30,6 +30,7 @@ describe('--help', () => {
       'Model and limits:',
       'Input and output:',
       'Commands and safety:',
+      'Sessions and budgets:',
       'Configuration:',
       'Other:',
       'Examples:',

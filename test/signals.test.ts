@@ -1,10 +1,10 @@
 // SIGINT and SIGTERM through the real binary: exit status, the result object, the transcript, and no process left.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRunning, waitUntil, pidIn } from './support/processes.js';
-import { answer, bash, runAgent, tempDir, type AgentOptions } from './support/run-agent.js';
+import { answer, bash, readRecords, runAgent, tempDir, type AgentOptions } from './support/run-agent.js';
 import { type TestServer, type Turn } from './support/server.js';
 import { useServer } from './support/use-server.js';
 
@@ -70,11 +70,12 @@ describe('a signal during a command', () => {
     const signalling = signalWhen(() => pidIn(join(dir, 'sleep.pid')) > 0, ['SIGINT']);
     const { run } = await runAndSignal(['--transcript', transcript, 'go'], s, signalling, dir);
     expect(run.code).toBe(130);
-    const records = readFileSync(transcript, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-    expect(records.map((record) => record.type)).toEqual(['request', 'response', 'command', 'result']);
-    expect(records[0].new_messages[0]).toMatchObject({ role: 'user', content: 'go' });
-    expect(records[2]).toMatchObject({ command: LONG_COMMAND, is_error: true, result: expect.stringMatching(/aborted/) });
-    expect(records[3]).toMatchObject({ subtype: 'error_interrupted', exit_code: 130 });
+    const records = readRecords(transcript);
+    expect(records.map((record) => record.type)).toEqual(['session', 'message', 'request', 'response', 'message', 'command', 'message', 'result']);
+    expect(records[1].message).toMatchObject({ role: 'user', content: 'go' });
+    expect(records[5]).toMatchObject({ command: LONG_COMMAND, is_error: true, result: expect.stringMatching(/aborted/) });
+    expect(records[6].message.content[0]).toMatchObject({ type: 'tool_result', is_error: true, content: expect.stringMatching(/aborted/) });
+    expect(records[7]).toMatchObject({ subtype: 'error_interrupted', exit_code: 130 });
   });
 });
 
@@ -112,7 +113,7 @@ describe('a signal while the prompt is still being read', () => {
     const last = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
     expect(last).toMatchObject({ type: 'result', subtype: 'error_interrupted', exit_code: code, num_turns: 0 });
     expect(run.stderr).toContain(`Interrupted by ${signal}`);
-    expect(JSON.parse(readFileSync(transcript, 'utf8').trim())).toMatchObject({ subtype: 'error_interrupted' });
+    expect(readRecords(transcript).at(-1)).toMatchObject({ subtype: 'error_interrupted' });
     expect(s.requests).toHaveLength(0);
   });
 });

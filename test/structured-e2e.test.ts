@@ -131,7 +131,8 @@ describe('an answer that does not match', () => {
     expect(records.filter((record) => record.type === 'response').map((record) => record.message.content[0].text)).toEqual([
       '{"verdict":"maybe","reasons":[]}', '{"verdict":"yes","reasons":[]}', '{"verdict":"ok","reasons":[]}',
     ]);
-    const sentBack = records.filter((record) => record.type === 'request').slice(1).map((record) => messageText(record.new_messages.at(-1).content));
+    const userMessages = records.filter((record) => record.type === 'message' && record.message.role === 'user');
+    const sentBack = userMessages.slice(1).map((record) => messageText(record.message.content));
     expect(sentBack).toHaveLength(2);
     expect(sentBack.every((text: string) => text.includes('/verdict must be equal to one of the allowed values'))).toBe(true);
   });

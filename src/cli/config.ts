@@ -6,6 +6,10 @@ import type { GuardPolicy } from '../guard/judge.js';
 import { readCredentials, type Credentials } from './credentials.js';
 import { loadDotenv } from './dotenv-trust.js';
 import { checkNetworkSettings } from './network-config.js';
+import type { RunBudget } from '../budget.js';
+import type { SessionOptions } from '../session/options.js';
+import { resolveBudget, type RawBudgetOptions } from './budget-options.js';
+import { resolveSessionOptions, type RawSessionOptions } from './session-options.js';
 
 export type { Credentials } from './credentials.js';
 import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
@@ -17,7 +21,7 @@ export const DEFAULT_MODEL = DEFAULTS.model;
 const MIN_CONTEXT_WINDOW = 1_024;
 
 /** The flags as commander hands them over: strings, booleans and lists, not yet checked. */
-export interface RawOptions {
+export interface RawOptions extends RawSessionOptions, RawBudgetOptions {
   model?: string;
   maxTurns?: string;
   maxTokens?: string;
@@ -75,6 +79,8 @@ export interface Config {
   sandboxExpose: string[];
   /** --json-schema as given: inline JSON text or a path; read and checked by the structured-answer module. */
   jsonSchema: string | undefined;
+  session: SessionOptions;
+  budget: RunBudget;
 }
 
 /**
@@ -96,10 +102,11 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
   }
   if (raw.quiet && raw.verbose) throw new UsageError('--quiet and --verbose cannot be used together.');
+  const model = nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
 
   const baseURL = readBaseURL(env);
   return {
-    model: nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL,
+    model,
     maxTurns: positiveInt('--max-turns', raw.maxTurns, DEFAULTS.maxTurns),
     maxTokens: positiveInt('--max-tokens', raw.maxTokens, DEFAULTS.maxTokens),
     timeoutSec,
@@ -123,6 +130,8 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     passEnv: checkPassEnv(raw.passEnv),
     sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env),
     jsonSchema: nonEmpty(raw.jsonSchema, '--json-schema'),
+    session: resolveSessionOptions(raw, env),
+    budget: resolveBudget(raw, model),
   };
 }
 

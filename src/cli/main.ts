@@ -1,14 +1,16 @@
 import { CommanderError } from 'commander';
-import { resolveConfig, type Config } from './config.js';
-import { resolvePrompt } from './input.js';
+import type Anthropic from '@anthropic-ai/sdk';
+import { armDeadline } from '../budget.js';
+import type { EventSink } from '../events.js';
 import { stoppedOutcome, UsageError } from '../outcome.js';
-import { resultLine } from './render/json.js';
+import { resultBeforeRun, type ResultObject } from '../result.js';
+import { openSession, type Session } from '../session/open.js';
+import { resolveConfig, type Config, type RawOptions } from './config.js';
+import { resolvePrompt } from './input.js';
 import { installSignalHandlers, stopRun, unlessAborted } from './interrupt.js';
 import { parseArguments } from './program.js';
+import { resultLine } from './render/json.js';
 import { watchStderr, watchStdout, writeStderr, type Stdout } from './streams.js';
-import { resultBeforeRun, type ResultObject } from '../result.js';
-import { Transcript } from '../transcript.js';
-import type Anthropic from '@anthropic-ai/sdk';
 
 declare const AGENT_VERSION: string;
 /** Set by the bundler; unbundled runs (tests importing the source) fall back to a dev marker. */
@@ -43,7 +45,8 @@ export async function main(argv: string[], earlySignals: NodeJS.Signals[] = []):
 
 async function runCommand(argv: string[], controller: AbortController, cleanups: Array<() => void>, stdout: Stdout): Promise<void> {
   const startedAt = performance.now();
-  const failUsage = (error: unknown, format: string | undefined, tell = true) => usageFailure(error, format, startedAt, stdout, tell);
+  const failUsage = (error: unknown, format: string | undefined, tell = true, sessionId?: string) =>
+    usageFailure(error, { format, startedAt, stdout, tell, sessionId });
 
   const parsed = parseArguments(argv, VERSION);
   if (parsed instanceof CommanderError) {
@@ -54,59 +57,76 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
   const { words, raw } = parsed;
 
   let config: Config;
+  let session: Session;
+  const messages: Anthropic.MessageParam[] = [];
   try {
     config = resolveConfig(raw);
+    const { session: options, cwd, model, transcriptPath } = config;
+    session = openSession({ options, cwd, model, transcriptPath, agentVersion: VERSION, conversation: messages });
   } catch (error) {
     return failUsage(error, raw.outputFormat);
   }
-  const messages: Anthropic.MessageParam[] = [];
-  let transcript: Transcript | undefined;
-  try {
-    transcript = config.transcriptPath ? Transcript.open(config.transcriptPath, messages) : undefined;
-  } catch (error) {
-    return failUsage(new UsageError(`Cannot write transcript ${config.transcriptPath}: ${(error as Error).message}`), config.outputFormat);
-  }
+  const disarmDeadline = armDeadline(controller, config.budget, startedAt);
+  cleanups.push(session.release);
   const { openOutput } = await import('./output.js');
-  const output = await openOutput(config, stdout, transcript, (cleanup) => cleanups.push(cleanup));
-  const emit = output.emit;
-  for (const message of config.warnings) emit({ type: 'warning', message });
+  const output = await openOutput(config, stdout, session, (cleanup) => cleanups.push(cleanup));
+  session.log.warn = (message) => output.emit({ type: 'warning', message });
+  for (const message of [...config.warnings, ...session.notes]) output.emit({ type: 'warning', message });
 
   let result: ResultObject;
   try {
-    // Checked before the prompt is read, so a bad schema fails at once; the validator loads only with the flag.
-    const structured = config.jsonSchema === undefined ? undefined : (await import('../structured/index.js')).prepareStructuredAnswer(config.jsonSchema, emit);
-    // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
-    const prompt = await unlessAborted(
-      resolvePrompt({
-        words,
-        promptFile: raw.promptFile,
-        readStdin: raw.stdin !== false,
-        stdin: process.stdin,
-        warn: (message) => emit({ type: 'warning', message }),
-      }),
-      controller.signal,
-    );
-    const { runAgent } = await import('../run.js');
-    result =
-      prompt === undefined || controller.signal.aborted
-        ? resultBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt)
-        : await runAgent({
-            config,
-            prompt,
-            messages,
-            emit,
-            signal: controller.signal,
-            registerCleanup: (kill) => cleanups.push(kill),
-            startedAt,
-            structured,
-          });
+    result = await run({ config, raw, words, messages, session, emit: output.emit, controller, cleanups, startedAt });
   } catch (error) {
-    transcript?.close();
-    return failUsage(error, config.outputFormat);
+    session.log.close();
+    session.release();
+    return failUsage(error, config.outputFormat, true, session.id);
   }
-  transcript?.write(result);
-  transcript?.close();
+  disarmDeadline();
+  session.log.finish(result);
+  session.release();
   exit(await output.finish(result));
+}
+
+interface RunSetup {
+  config: Config;
+  raw: RawOptions;
+  words: string[];
+  messages: Anthropic.MessageParam[];
+  session: Session;
+  emit: EventSink;
+  controller: AbortController;
+  cleanups: Array<() => void>;
+  startedAt: number;
+}
+
+/** Reads the prompt and runs the agent; a UsageError thrown here is reported by the caller. */
+async function run({ config, raw, words, messages, session, emit, controller, cleanups, startedAt }: RunSetup): Promise<ResultObject> {
+  // Checked before the prompt is read, so a bad schema fails at once; the validator loads only with the flag.
+  const structured = config.jsonSchema === undefined ? undefined : (await import('../structured/index.js')).prepareStructuredAnswer(config.jsonSchema, emit);
+  // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
+  const prompt = await unlessAborted(
+    resolvePrompt({
+      words,
+      promptFile: raw.promptFile,
+      readStdin: raw.stdin !== false,
+      stdin: process.stdin,
+      warn: (message) => emit({ type: 'warning', message }),
+    }),
+    controller.signal,
+  );
+  if (prompt === undefined || controller.signal.aborted) return resultBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt, session.id);
+  const { runAgent } = await import('../run.js');
+  return runAgent({
+    config,
+    prompt,
+    messages,
+    emit,
+    signal: controller.signal,
+    registerCleanup: (kill) => cleanups.push(kill),
+    startedAt,
+    structured,
+    session: { id: session.id, describe: (shape) => session.log.describe(shape) },
+  });
 }
 
 /** The --output-format the words ask for, read without commander (for when commander itself failed). */
@@ -120,11 +140,21 @@ function formatIn(argv: string[]): string | undefined {
   return format;
 }
 
-async function usageFailure(error: unknown, format: string | undefined, startedAt: number, stdout: Stdout, tell: boolean): Promise<void> {
+interface UsageFailure {
+  format: string | undefined;
+  startedAt: number;
+  stdout: Stdout;
+  /** False when commander has already said what is wrong. */
+  tell: boolean;
+  sessionId: string | undefined;
+}
+
+async function usageFailure(error: unknown, { format, startedAt, stdout, tell, sessionId }: UsageFailure): Promise<void> {
   if (!(error instanceof UsageError)) throw error;
   if (tell) writeStderr(`agent: ${error.message}\n`);
   if (format === 'json' || format === 'stream-json') {
-    await stdout.flush(resultLine(resultBeforeRun({ kind: 'usage', stopReason: null, finalText: '', message: error.message }, '', startedAt)));
+    const outcome = { kind: 'usage' as const, stopReason: null, finalText: '', message: error.message };
+    await stdout.flush(resultLine(resultBeforeRun(outcome, '', startedAt, sessionId)));
   }
   exit(2);
 }

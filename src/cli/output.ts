@@ -1,7 +1,7 @@
 import { fanOut, type EventSink } from '../events.js';
 import { STOP_EXIT_CODES } from '../outcome.js';
 import type { ResultObject } from '../result.js';
-import type { Transcript } from '../transcript.js';
+import type { Session } from '../session/open.js';
 import type { Config } from './config.js';
 import { createHumanRenderer, type HumanRenderer } from './render/human.js';
 import { createStreamJsonRenderer, resultLine, textAnswer } from './render/json.js';
@@ -17,13 +17,13 @@ export interface Output {
 const FALLBACK_COLUMNS = 80;
 
 /**
- * Where a run's events go: people's view on stderr, stream-json lines on stdout, the transcript. The result itself is
+ * Where a run's events go: people's view on stderr, stream-json lines on stdout, the session file (and transcript). The result itself is
  * written by finish(), which also says what went wrong with stdout.
  */
 export async function openOutput(
   config: Config,
   stdout: Stdout,
-  transcript: Transcript | undefined,
+  session: Pick<Session, 'id' | 'log'>,
   registerCleanup: (cleanup: () => void) => void,
 ): Promise<Output> {
   const stderr = process.stderr;
@@ -48,9 +48,9 @@ export async function openOutput(
   });
   const sinks: EventSink[] = [human.onEvent];
   if (config.outputFormat === 'stream-json') {
-    sinks.push(createStreamJsonRenderer(stdout.write, { model: config.model, cwd: config.cwd, tools: ['bash'] }));
+    sinks.push(createStreamJsonRenderer(stdout.write, { session_id: session.id, model: config.model, cwd: config.cwd, tools: ['bash'] }));
   }
-  if (transcript) sinks.push(transcript.onEvent);
+  sinks.push(session.log.onEvent);
   return {
     emit: fanOut(...sinks),
     finish: (result) => finish(result, { config, stdout, human, answerOnScreen: sameDestination && terminal }),

@@ -29,7 +29,7 @@ export function buildProgram(version: string): Command {
     .option('--no-stdin', 'never read stdin as context')
     .option('--output-format <format>', withDefault(OUTPUT_FORMATS.join(', '), DEFAULTS.outputFormat))
     .option('--json-schema <schema>', 'the final answer must be JSON valid against this schema: inline JSON, or a file')
-    .option('--transcript <file>', 'write the whole run as JSONL')
+    .option('--transcript <file>', 'write the whole run as JSONL, in the session file format')
     .option('-q, --quiet', 'only warnings and errors on stderr')
     .option('-v, --verbose', 'full command output on stderr');
 
@@ -44,6 +44,15 @@ export function buildProgram(version: string): Command {
     .option('--sandbox', 'run every command under bubblewrap: read-only system, no network')
     .option('--sandbox-expose <path>', 'under --sandbox, show a path of the hidden home read-only (repeatable)', collect)
     .option('--pass-env <glob>', 'let secret-looking variables that match through to the commands (repeatable)', collect);
+
+  program
+    .optionsGroup('Sessions and budgets:')
+    .option('-r, --resume <session>', 'continue a saved session: its id, or a session or transcript file')
+    .option('-c, --continue', 'continue the most recent session of this working directory')
+    .option('--fork-session', 'with --resume or --continue: continue under a new session id, leaving the original as it was')
+    .option('--no-session-persistence', 'save nothing under the state directory')
+    .option('--max-budget-usd <n>', 'no model call starts once the run has cost n dollars; reaching it is exit 1')
+    .option('--max-duration <seconds>', 'wall-clock limit of the whole run; reaching it is exit 1');
 
   program
     .optionsGroup('Configuration:')

@@ -45,7 +45,7 @@ export function createBashTool({ shell, guard, maxTimeoutSec, defaultTimeoutSec,
 
       const verdict = await guard(command);
       if (!verdict.allowed) {
-        emit({ type: 'tool_end', id: toolUseId, command, content: verdict.reason, isError: true, blocked: true });
+        emit({ type: 'tool_end', id: toolUseId, command, content: verdict.reason, isError: true, blocked: true, exitCode: null, durationMs: 0 });
         return { content: verdict.reason, isError: true };
       }
       const result = await shell.run(command, {

@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkedOutput, jsonModeOf } from './output-schema.js';
 import type { RecordedRequest, Turn } from './server.js';
+import { testStateHome } from './state-home.js';
 
 export const AGENT_BIN = resolve(import.meta.dirname, '../../bin/agent');
 
 export interface AgentRun {
+  pid: number | undefined;
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
@@ -32,8 +34,11 @@ export interface AgentOptions {
   checkOutput?: boolean;
 }
 
-/** A clean environment: nothing from the developer's own Anthropic settings leaks into a test. */
-export function baseEnv(serverUrl: string): Record<string, string> {
+/**
+ * A clean environment: nothing from the developer's own Anthropic settings leaks into a test, and sessions are saved
+ * under a state directory of the test file's own, never the real home's.
+ */
+export function baseEnv(serverUrl: string, stateHome: string = testStateHome()): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/root',
@@ -43,6 +48,7 @@ export function baseEnv(serverUrl: string): Record<string, string> {
     AGENT_RETRY_BASE_MS: '10',
     // The suite's own temporary directory (test/support/temp-root.ts), so that what a run leaves behind is seen.
     TMPDIR: tmpdir(),
+    XDG_STATE_HOME: stateHome,
   };
 }
 
@@ -84,7 +90,7 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
       } catch (error) {
         return reject(error);
       }
-      resolvePromise({ code, signal, stdout, stderr, durationMs: performance.now() - started });
+      resolvePromise({ pid: child.pid, code, signal, stdout, stderr, durationMs: performance.now() - started });
     });
   });
 }
@@ -146,4 +152,9 @@ export function messageText(content: unknown): string {
 /** A dynamic turn that answers with whatever the last command printed. */
 export function answerWithLastResult(prefix = ''): Turn {
   return (request) => answer(`${prefix}${toolResults(request)[0]?.content ?? "(none)"}`);
+}
+
+/** The records of a session or transcript file, parsed line by line; tests read arbitrary fields of them. */
+export function readRecords(path: string): any[] {
+  return readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
 }

@@ -1,0 +1,150 @@
+import { closeSync, existsSync, fstatSync, openSync, realpathSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import { UsageError } from '../outcome.js';
+import { lockHolder, sessionLock } from './lock.js';
+import type { SessionOptions } from './options.js';
+import { resumeSession, type Resumed } from './resume.js';
+import { newSessionId } from './session-id.js';
+import { prepareDir, pruneSessions, sessionFile } from './store.js';
+import { SessionLog, type SessionFileSpec } from './writer.js';
+
+export type { SessionOptions };
+
+export interface SessionSetup {
+  options: SessionOptions;
+  cwd: string;
+  model: string;
+  transcriptPath: string | undefined;
+  agentVersion: string;
+  /** The run's conversation: filled with the saved one when the run continues a session. */
+  conversation: Anthropic.MessageParam[];
+}
+
+export interface Session {
+  id: string;
+  log: SessionLog;
+  /** Things to tell the user once stderr is set up: a session that cannot be saved, a repaired conversation. */
+  notes: string[];
+  /** Lets go of the session's lock. Idempotent; also safe from an exit handler. */
+  release: () => void;
+}
+
+/**
+ * Sets up the session of a run: a new one, or the continuation of a saved one (loaded, repaired, locked), and the
+ * files it is written to. Everything the user got wrong is a UsageError, before any request; a state directory that
+ * cannot be written to is only a note, and the run goes on without saving.
+ */
+export function openSession(setup: SessionSetup): Session {
+  const { options, conversation } = setup;
+  const notes: string[] = [];
+  const store = options.persist && storeUsable(options.dir, notes);
+  const resumed = options.resume !== undefined || options.continueLatest ? resumeSession(options, setup.cwd, notes) : undefined;
+  const continuing = resumed && !options.fork ? resumed : undefined;
+  const id = continuing ? continuing.loaded.header.session_id : newSessionId();
+  const lock = sessionLock(options.dir, id);
+  if (continuing) lock.claim(store, continuing.loaded.writerPid);
+  let files: SessionFileSpec[];
+  try {
+    files = sessionFiles(setup, id, store, continuing, notes);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+
+  if (resumed) conversation.push(...resumed.repaired.history);
+  const log = new SessionLog({
+    sessionId: id,
+    forkedFrom: resumed && options.fork ? resumed.loaded.header.session_id : undefined,
+    model: setup.model,
+    cwd: setup.cwd,
+    agentVersion: setup.agentVersion,
+    conversation,
+    historyLength: conversation.length,
+    files,
+  });
+  if (resumed?.repaired.pendingResults) conversation.push(resumed.repaired.pendingResults);
+  return { id, log, notes, release: () => lock.release() };
+}
+
+/** Where the session is written: the state directory's file, the file it was continued from, the --transcript. */
+function sessionFiles(
+  setup: SessionSetup,
+  id: string,
+  store: boolean,
+  continuing: Resumed | undefined,
+  notes: string[],
+): SessionFileSpec[] {
+  const { options, transcriptPath } = setup;
+  const files: SessionFileSpec[] = [];
+  if (store) files.push(...storeFile(options.dir, id, continuing, notes));
+  if (continuing && !sameFile(dirname(continuing.loaded.path), options.dir)) {
+    files.push({ path: continuing.loaded.path, kind: 'append', from: 'conversation' });
+  }
+  if (transcriptPath) addTranscript(files, transcriptPath, id, continuing);
+  return files;
+}
+
+function storeUsable(dir: string, notes: string[]): boolean {
+  const problem = prepareDir(dir);
+  if (problem) {
+    notes.push(`cannot save the session in ${dir} (${problem}); the run goes on without saving it.`);
+    return false;
+  }
+  try {
+    // Housekeeping, in the background: a directory that cannot be pruned must not stop the run.
+    pruneSessions(dir, (id) => lockHolder(dir, id) !== undefined).catch(() => 0);
+  } catch {
+    // The marker cannot be written: another run prunes.
+  }
+  return true;
+}
+
+/** The state directory's file of the session: appended to when it holds the conversation being continued. */
+function storeFile(dir: string, id: string, resumed: Resumed | undefined, notes: string[]): SessionFileSpec[] {
+  const path = sessionFile(dir, id);
+  if (!resumed) return [{ path, kind: 'new', from: 'conversation' }];
+  if (sameFile(path, resumed.loaded.path)) return [{ path, kind: 'append', from: 'conversation' }];
+  if (!existsSync(path)) return [{ path, kind: 'new', from: 'conversation' }];
+  if (resumed.holdsSameConversation(path)) return [{ path, kind: 'append', from: 'conversation' }];
+  notes.push(`${path} holds another state of session ${id} than ${resumed.loaded.path}; it is left as it is.`);
+  return [];
+}
+
+/**
+ * --transcript: a new file, or an empty one, or the file of this very session (appended to). Any other existing file
+ * is refused rather than overwritten.
+ */
+function addTranscript(files: SessionFileSpec[], path: string, id: string, resumed: Resumed | undefined): void {
+  const known = files.find((file) => sameFile(file.path, path));
+  if (known) {
+    known.from = 'start';
+    return;
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, existsSync(path) ? 'a' : 'wx', 0o600);
+  } catch (error) {
+    throw new UsageError(`Cannot write transcript ${path}: ${(error as Error).message}`);
+  }
+  const empty = fstatSync(fd).size === 0;
+  if (!empty && !resumed?.holdsSameConversation(path)) {
+    closeSync(fd);
+    throw new UsageError(
+      `Transcript ${path} already exists and is not this session's (${id}); it is left as it is.\nGive a new file, or remove that one first.`,
+    );
+  }
+  files.push({ path, kind: empty ? 'new' : 'append', fd, from: 'start' });
+}
+
+function sameFile(a: string, b: string): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}

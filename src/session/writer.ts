@@ -1,0 +1,205 @@
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { RunEvent } from '../events.js';
+import type { ResultObject } from '../result.js';
+import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type RequestShapeFacts, type UnstampedRecord } from './records.js';
+
+/** One file the session is written to. */
+export interface SessionFileSpec {
+  path: string;
+  /** `new`: starts with the header and the conversation so far; `append`: an existing file of this session. */
+  kind: 'new' | 'append';
+  /** An open descriptor (a --transcript, claimed at start-up); without one the file is opened at its first record. */
+  fd?: number;
+  /** Written from the start (a --transcript), or only once the conversation has something to save. */
+  from: 'start' | 'conversation';
+}
+
+export interface SessionLogSetup {
+  sessionId: string;
+  forkedFrom: string | undefined;
+  model: string;
+  cwd: string;
+  agentVersion: string;
+  /** The conversation, which the run grows in place; its first `historyLength` messages were saved before this run. */
+  conversation: Anthropic.MessageParam[];
+  historyLength: number;
+  files: SessionFileSpec[];
+}
+
+interface FileState {
+  spec: SessionFileSpec;
+  fd: number | undefined;
+  started: boolean;
+  dropped: boolean;
+}
+
+/**
+ * Writes a run into its session files (the state directory's, a --transcript) as it goes: each message as it joins
+ * the conversation, each request, response, command, retry and warning, and the result. Every line is written with
+ * one synchronous call, so whatever kills the process, the file ends with whole records (but maybe the one line
+ * being written) and loads.
+ */
+export class SessionLog {
+  private readonly files: FileState[];
+  /** The conversation as it stood before this run, kept as written then (the context budget may elide it later). */
+  private history: string[];
+  private written: number;
+  private shape: RequestShapeFacts = { system_prompt: null, tools: [] };
+  /** Files start once the header can name the system prompt, or once the run ends without one. */
+  private ready = false;
+  /** This run has added to the conversation: from here on, the state directory's file is worth writing. */
+  private grown = false;
+  /** Every line so far, for a file that starts late; dropped once every file has started. */
+  private backlog: string[] | undefined;
+  /** Told once about each file that cannot be written; the run goes on without it. */
+  warn: (message: string) => void = () => {};
+
+  constructor(private readonly setup: SessionLogSetup) {
+    this.files = setup.files.map((spec) => ({ spec, fd: spec.fd, started: false, dropped: false }));
+    this.written = setup.historyLength;
+    const needsHistory = setup.files.some((file) => file.kind === 'new');
+    this.history = needsHistory ? setup.conversation.slice(0, setup.historyLength).map((message) => JSON.stringify(message)) : [];
+    this.backlog = this.files.length > 0 ? [] : undefined;
+  }
+
+  /** The system prompt and tools of this run, recorded in the header (or resume record). */
+  describe(shape: { system: string; tools: Anthropic.Tool[] }): void {
+    this.shape = { system_prompt: shape.system, tools: shape.tools };
+    this.ready = true;
+  }
+
+  readonly onEvent = (event: RunEvent): void => {
+    switch (event.type) {
+      case 'request_start':
+        this.sync();
+        this.write({ type: 'request', turn: event.turn, messages: this.setup.conversation.length });
+        break;
+      case 'response':
+        this.write({ type: 'response', turn: event.turn, message: event.message });
+        break;
+      case 'tool_start':
+      case 'tool_results':
+        // The reply that asked for the command, then the results, have just joined the conversation.
+        this.sync();
+        break;
+      case 'tool_end':
+        this.write({
+          type: 'command',
+          id: event.id,
+          command: event.command,
+          result: event.content,
+          is_error: event.isError,
+          blocked: event.blocked,
+          exit_code: event.exitCode ?? null,
+          duration_ms: event.durationMs ?? 0,
+        });
+        break;
+      case 'retry':
+        this.write({ type: 'retry', attempt: event.attempt, max_attempts: event.maxAttempts, delay_ms: event.delayMs, reason: event.reason });
+        break;
+      case 'warning':
+        this.write({ type: 'warning', message: event.message });
+        break;
+    }
+  };
+
+  /** The last messages and the result, then every file closed. */
+  finish(result: ResultObject): void {
+    this.ready = true;
+    this.sync();
+    this.write(result);
+    this.close();
+  }
+
+  close(): void {
+    for (const file of this.files) {
+      if (file.fd !== undefined) closeQuietly(file.fd);
+      file.fd = undefined;
+      file.dropped = true;
+    }
+  }
+
+  /** Writes the messages that joined the conversation since the last look. */
+  private sync(): void {
+    const { conversation } = this.setup;
+    if (this.written < conversation.length) this.grown = true;
+    while (this.written < conversation.length) {
+      const message = conversation[this.written]!;
+      this.written++;
+      this.write({ type: 'message', message });
+    }
+  }
+
+  private write(record: UnstampedRecord): void {
+    const ts = new Date().toISOString();
+    const line = stamp(record, ts);
+    this.backlog?.push(line);
+    for (const file of this.files) {
+      if (file.dropped) continue;
+      if (file.started) this.put(file, line);
+      else if (this.ready && (file.spec.from === 'start' || this.grown)) this.start(file, ts);
+    }
+    if (this.files.every((file) => file.started || file.dropped)) {
+      this.backlog = undefined;
+      this.history = [];
+    }
+  }
+
+  /** Opens the file if needed; writes the header and history (or a resume record), then every line so far. */
+  private start(file: FileState, ts: string): void {
+    file.started = true;
+    if (file.fd === undefined) {
+      try {
+        // An existing file is only appended to, never created: one that vanished meanwhile is not recreated headless.
+        file.fd = openSync(file.spec.path, file.spec.kind === 'new' ? 'wx' : constants.O_WRONLY | constants.O_APPEND, 0o600);
+      } catch (error) {
+        this.drop(file, error);
+        return;
+      }
+    }
+    const { sessionId, forkedFrom, model, cwd, agentVersion } = this.setup;
+    const facts = { session_id: sessionId, model, cwd, ...this.shape, agent_version: agentVersion, host: hostname(), pid: process.pid };
+    const preamble =
+      file.spec.kind === 'append'
+        ? [stamp({ type: 'resume', ...facts }, ts)]
+        : [
+            stamp({ type: 'session', format: SESSION_FORMAT, version: SESSION_FORMAT_VERSION, ...(forkedFrom ? { forked_from: forkedFrom } : {}), ...facts }, ts),
+            ...this.history.map((message) => `{"type":"message","ts":"${ts}","message":${message}}\n`),
+          ];
+    for (const line of [...preamble, ...(this.backlog ?? [])]) if (!this.put(file, line)) return;
+  }
+
+  private put(file: FileState, line: string): boolean {
+    if (file.dropped || file.fd === undefined) return false;
+    try {
+      writeSync(file.fd, line);
+      return true;
+    } catch (error) {
+      this.drop(file, error);
+      return false;
+    }
+  }
+
+  private drop(file: FileState, error: unknown): void {
+    if (file.fd !== undefined) closeQuietly(file.fd);
+    file.fd = undefined;
+    file.dropped = true;
+    this.warn(`cannot write ${file.spec.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the run goes on without it.`);
+  }
+}
+
+/** The record as one line, its timestamp right after its type. */
+function stamp(record: UnstampedRecord, ts: string): string {
+  const { type, ...rest } = record;
+  return `${JSON.stringify({ type, ts, ...rest })}\n`;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+}

@@ -1,0 +1,4 @@
+import { afterAll } from 'vitest';
+import { removeTestStateHome } from './state-home.js';
+
+afterAll(removeTestStateHome);
