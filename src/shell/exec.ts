@@ -1,12 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { OutputCleaner } from './clean-output.js';
-import { OutputCapture } from './output-capture.js';
-import { killMarked, ProcessGroups } from './process-groups.js';
+import { OutputCapture, type CapturedOutput } from './output-capture.js';
+import { ProcessGroups } from './process-groups.js';
+import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
+import { readFinalDirectory, removeScripts, scriptFiles, writeScripts, type ScriptFiles } from './prologue.js';
 import { nonInteractiveEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
 import type { GroupRunResult, StreamName } from './spawn-group.js';
@@ -53,11 +54,14 @@ export interface ExecResult {
   durationMs: number;
 }
 
-/** Per-command bookkeeping files in the shell's private state directory. */
-interface ScriptFiles {
-  prologue: string;
+/** An ExecResult before the directory and the duration are known. */
+type CommandReport = Omit<ExecResult, 'cwd' | 'durationMs'>;
+
+/** A command ready to spawn. */
+interface ReadyCommand {
   cwd: string;
-  command: string;
+  files: ScriptFiles;
+  argv: string[];
 }
 
 const DEFAULT_MAX_CHARS = 30_000;
@@ -65,14 +69,6 @@ const KILL_GRACE_MS = 1_500;
 /** An interrupted run must end within 2 s, so an aborted command gets a shorter grace than a timed-out one. */
 const ABORT_GRACE_MS = 500;
 const DRAIN_MS = 150;
-/** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); longer commands go through a file. */
-const MAX_INLINE_COMMAND_BYTES = 100_000;
-/** Set in every command's environment to this shell's id, so killAll finds processes that left their group. */
-const SHELL_ID_VARIABLE = 'AGENT_SHELL_ID';
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 function isDirectory(dir: string): boolean {
   try {
@@ -82,15 +78,17 @@ function isDirectory(dir: string): boolean {
   }
 }
 
+
 export class Shell {
   private currentCwd: string;
   private readonly runCwd: string;
   private readonly maxChars: number;
   private readonly groups = new ProcessGroups();
   private readonly lingering = new Set<Readable>();
+  /** What every process the commands start carries, so killAll finds those that left their group. */
+  private readonly mark = newProcessMark();
   private stateDir: string | null = null;
   private commandCount = 0;
-  private readonly id = randomBytes(8).toString('hex');
 
   constructor(private readonly options: ShellOptions) {
     this.runCwd = path.resolve(options.runCwd);
@@ -104,54 +102,81 @@ export class Shell {
 
   async run(command: string, runOptions: RunOptions = {}): Promise<ExecResult> {
     const startedAt = performance.now();
-    const finish = (partial: Omit<ExecResult, 'cwd' | 'durationMs'>): ExecResult => ({
-      ...partial,
+    const finish = (report: CommandReport): ExecResult => ({
+      ...report,
       cwd: this.currentCwd,
       durationMs: Math.round(performance.now() - startedAt),
     });
     const notes: string[] = [];
+    const prepared = this.prepare(command, runOptions, notes);
+    if ('refused' in prepared) return finish(prepared.refused);
+    const timeoutSec = this.effectiveTimeout(runOptions.timeoutSec);
+    try {
+      const { outcome, captured } = await this.execute(prepared, timeoutSec, runOptions);
+      this.currentCwd = readFinalDirectory(prepared.files.cwd) ?? prepared.cwd;
+      return finish(report(outcome, captured, notes, timeoutSec));
+    } finally {
+      removeScripts(prepared.files);
+    }
+  }
+
+  /**
+   * SIGKILL every process group this shell started that may still be alive, and every process that left its group
+   * but still carries this shell's mark. Synchronous, idempotent.
+   */
+  killAll(): void {
+    this.groups.killAll();
+    if (this.commandCount > 0) killMarked(this.mark);
+    for (const stream of this.lingering) stream.destroy();
+    this.lingering.clear();
+  }
+
+  /** killAll, then remove the private state directory (spill files stay: the model knows their paths). */
+  async dispose(): Promise<void> {
+    this.killAll();
+    const dir = this.stateDir;
+    this.stateDir = null;
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+
+  /** The directory, bookkeeping scripts and argv of the command, or why it cannot run. */
+  private prepare(command: string, runOptions: RunOptions, notes: string[]): ReadyCommand | { refused: CommandReport } {
     const cwd = this.startDirectory(notes);
     if (cwd === null) {
-      return finish(failure(`cannot run the command: the working directory ${this.runCwd} no longer exists`));
+      return { refused: failure(`cannot run the command: the working directory ${this.runCwd} no longer exists`) };
     }
-    if (runOptions.signal?.aborted) {
-      return finish({ ...failure('(not run: the run was aborted)'), aborted: true });
-    }
-    if (command.includes('\0')) {
-      return finish(failure('cannot run the command: it contains a NUL character'));
-    }
-
-    const id = ++this.commandCount;
-    let files: ScriptFiles;
-    let argv: string[];
+    if (runOptions.signal?.aborted) return { refused: { ...failure('(not run: the run was aborted)'), aborted: true } };
+    if (command.includes('\0')) return { refused: failure('cannot run the command: it contains a NUL character') };
     try {
       const stateDir = this.ensureStateDir();
-      files = {
-        prologue: path.join(stateDir, `prologue-${id}.sh`),
-        cwd: path.join(stateDir, `cwd-${id}`),
-        command: path.join(stateDir, `command-${id}.sh`),
-      };
-      const bashArgv = ['bash', '-c', this.prepareScripts(command, files)];
-      argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir }) : bashArgv;
+      const files = scriptFiles(stateDir, ++this.commandCount);
+      const script = writeScripts(command, files, { mark: markingCommand(this.mark), userBashEnv: process.env.BASH_ENV });
+      const bashArgv = ['bash', '-c', script];
+      return { cwd, files, argv: this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir }) : bashArgv };
     } catch (error) {
-      return finish(failure(`cannot run the command: ${error instanceof Error ? error.message : String(error)}`));
+      return { refused: failure(`cannot run the command: ${error instanceof Error ? error.message : String(error)}`) };
     }
-    const timeoutSec = this.effectiveTimeout(runOptions.timeoutSec);
+  }
 
+  /** Runs the prepared command in its own process group, feeding its cleaned output into a bounded capture. */
+  private async execute(
+    { cwd, files, argv }: ReadyCommand,
+    timeoutSec: number,
+    runOptions: RunOptions,
+  ): Promise<{ outcome: GroupRunResult; captured: CapturedOutput }> {
     const capture = new OutputCapture({
       maxChars: this.maxChars,
       spillDir: this.options.spillDir ?? os.tmpdir(),
       ...(runOptions.onOutput ? { onOutput: runOptions.onOutput } : {}),
     });
     const cleaners: Record<StreamName, OutputCleaner> = { stdout: new OutputCleaner(), stderr: new OutputCleaner() };
-
     this.groups.prune();
     let outcome: GroupRunResult;
     try {
       outcome = await runInGroup({
         argv,
         cwd,
-        env: { ...nonInteractiveEnv(process.env, cwd), BASH_ENV: files.prologue, [SHELL_ID_VARIABLE]: this.id },
+        env: { ...nonInteractiveEnv(process.env, cwd), BASH_ENV: files.prologue, [this.mark.envName]: this.mark.envValue },
         timeoutMs: timeoutSec * 1000,
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
         killGraceMs: KILL_GRACE_MS,
@@ -163,49 +188,12 @@ export class Shell {
     } catch (error) {
       capture.closeSpill();
       throw error;
-    } finally {
-      removeQuietly(files.prologue);
-      removeQuietly(files.command);
     }
     capture.write(cleaners.stdout.end());
     capture.write(cleaners.stderr.end());
     this.keepLingering(outcome.lingering);
     this.groups.prune();
-
-    this.currentCwd = readFinalDirectory(files.cwd) ?? cwd;
-    const captured = capture.finish();
-    const status = statusLine(outcome, timeoutSec);
-    const lines = [captured.body === '' ? '(no output)' : captured.body.replace(/\n$/, ''), ...notes];
-    if (status) lines.push(status);
-    return finish({
-      text: lines.join('\n'),
-      exitCode: outcome.exitCode,
-      signal: outcome.signal,
-      timedOut: outcome.timedOut,
-      aborted: outcome.aborted,
-      isError: outcome.timedOut || outcome.aborted || outcome.spawnError !== null,
-      outputChars: captured.outputChars,
-      spillPath: captured.spillPath,
-    });
-  }
-
-  /**
-   * SIGKILL every process group this shell started that may still be alive, and every process that left its group
-   * but still carries this shell's id. Synchronous, idempotent.
-   */
-  killAll(): void {
-    this.groups.killAll();
-    killMarked(SHELL_ID_VARIABLE, this.id);
-    for (const stream of this.lingering) stream.destroy();
-    this.lingering.clear();
-  }
-
-  /** killAll, then remove the private state directory (spill files stay: the model knows their paths). */
-  async dispose(): Promise<void> {
-    this.killAll();
-    const dir = this.stateDir;
-    this.stateDir = null;
-    if (dir) await rm(dir, { recursive: true, force: true });
+    return { outcome, captured: capture.finish() };
   }
 
   /** The directory to start in; falls back to the run's directory when the previous one vanished. */
@@ -227,28 +215,6 @@ export class Shell {
     return this.stateDir;
   }
 
-  /**
-   * The command runs as `bash -c command`, untouched, so bash reports its errors and line numbers
-   * as usual. The bookkeeping runs first through BASH_ENV, which a non-interactive bash sources
-   * before the command (even before parsing it, so syntax errors are merged too): merge stderr
-   * into stdout, record the final directory on exit, and hand the user's own BASH_ENV (if any)
-   * back to the command and its children.
-   */
-  private prepareScripts(command: string, files: ScriptFiles): string {
-    const userBashEnv = process.env.BASH_ENV;
-    const prologue = [
-      userBashEnv ? `export BASH_ENV=${shellQuote(userBashEnv)}` : 'unset BASH_ENV',
-      'exec 2>&1',
-      ...(userBashEnv ? ['. "$BASH_ENV"'] : []),
-      `trap ${shellQuote(`builtin pwd > ${shellQuote(files.cwd)}`)} EXIT`,
-      '',
-    ].join('\n');
-    writeFileSync(files.prologue, prologue, { mode: 0o600 });
-    if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND_BYTES) return command;
-    writeFileSync(files.command, command, { mode: 0o600 });
-    return `. ${shellQuote(files.command)}`;
-  }
-
   private effectiveTimeout(requested: number | undefined): number {
     if (requested === undefined || !Number.isFinite(requested)) return this.options.defaultTimeoutSec;
     return Math.min(Math.max(requested, 1), this.options.maxTimeoutSec);
@@ -262,7 +228,22 @@ export class Shell {
   }
 }
 
-function failure(text: string): Omit<ExecResult, 'cwd' | 'durationMs'> {
+/** What the model reads: the output, notes about the directory, then the status when there is one. */
+function report(outcome: GroupRunResult, captured: CapturedOutput, notes: string[], timeoutSec: number): CommandReport {
+  const status = statusLine(outcome, timeoutSec);
+  return {
+    text: [captured.body.replace(/\n$/, ''), ...notes, ...(status ? [status] : [])].join('\n'),
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    timedOut: outcome.timedOut,
+    aborted: outcome.aborted,
+    isError: outcome.timedOut || outcome.aborted || outcome.spawnError !== null,
+    outputChars: captured.outputChars,
+    spillPath: captured.spillPath,
+  };
+}
+
+function failure(text: string): CommandReport {
   return {
     text,
     exitCode: null,
@@ -282,25 +263,4 @@ function statusLine(outcome: GroupRunResult, timeoutSec: number): string | null 
   if (outcome.signal !== null) return `killed by signal ${outcome.signal}`;
   if (outcome.exitCode !== null && outcome.exitCode !== 0) return `exit code: ${outcome.exitCode}`;
   return null;
-}
-
-/** The directory the shell ended in, as its EXIT trap recorded it; null when it did not get to. */
-function readFinalDirectory(file: string): string | null {
-  let recorded: string;
-  try {
-    recorded = readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-  removeQuietly(file);
-  const dir = recorded.endsWith('\n') ? recorded.slice(0, -1) : recorded;
-  return path.isAbsolute(dir) ? dir : null;
-}
-
-function removeQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // Already gone.
-  }
 }

@@ -1,0 +1,103 @@
+/**
+ * The scripts around one command. The command runs as `bash -c command`, untouched, so bash reports its errors
+ * and line numbers as usual. The bookkeeping runs first through BASH_ENV, which a non-interactive bash sources
+ * before the command (even before parsing it, so syntax errors are merged too): merge stderr into stdout, mark the
+ * shell so that what it starts can be found later, keep track of its directory, and hand the user's own BASH_ENV
+ * (if any) back to the command and its children.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { removeQuietly } from './remove-quietly.js';
+
+/** Per-command files in the shell's private state directory. */
+export interface ScriptFiles {
+  prologue: string;
+  /** The directory the shell is in, rewritten on every change of directory and on exit. */
+  cwd: string;
+  /** Scratch space for the error message of a failed cd. */
+  cdError: string;
+  /** The command itself, when it is too long for one argument. */
+  command: string;
+}
+
+export interface PrologueOptions {
+  /** Bash that marks the shell and everything it starts (see process-mark.ts). */
+  mark: string;
+  /** The user's own BASH_ENV, sourced after the bookkeeping and passed on to the command's children. */
+  userBashEnv: string | undefined;
+}
+
+/** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); longer commands go through a file. */
+const MAX_INLINE_COMMAND_BYTES = 100_000;
+
+export function scriptFiles(stateDir: string, id: number): ScriptFiles {
+  return {
+    prologue: path.join(stateDir, `prologue-${id}.sh`),
+    cwd: path.join(stateDir, `cwd-${id}`),
+    cdError: path.join(stateDir, `cd-error-${id}`),
+    command: path.join(stateDir, `command-${id}.sh`),
+  };
+}
+
+/** Writes the prologue (and the command, when long) and returns the argument for `bash -c`. */
+export function writeScripts(command: string, files: ScriptFiles, options: PrologueOptions): string {
+  const { userBashEnv } = options;
+  const prologue = [
+    userBashEnv ? `export BASH_ENV=${shellQuote(userBashEnv)}` : 'unset BASH_ENV',
+    'exec 2>&1',
+    options.mark,
+    ...['cd', 'pushd', 'popd'].map((builtin) => trackingFunction(builtin, files)),
+    ...(userBashEnv ? ['. "$BASH_ENV"'] : []),
+    `trap ${shellQuote(`{ builtin pwd >| ${shellQuote(files.cwd)}; } 2>/dev/null`)} EXIT`,
+    '',
+  ].join('\n');
+  writeFileSync(files.prologue, prologue, { mode: 0o600 });
+  if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND_BYTES) return command;
+  writeFileSync(files.command, command, { mode: 0o600 });
+  return `. ${shellQuote(files.command)}`;
+}
+
+/**
+ * `cd`, `pushd` and `popd` as functions that record the new directory as soon as the shell (not a subshell) is
+ * there. An EXIT trap alone would miss the commands that set their own trap, clear it, `exec` another program or
+ * get killed; the trap stays for a `builtin cd`. The builtin's error message is captured and printed as bash
+ * would have printed it from the caller's line, and the bookkeeping stays out of `set -x` traces.
+ */
+function trackingFunction(builtin: string, files: ScriptFiles): string {
+  const [stateDir, cwdFile, errorFile] = [path.dirname(files.cwd), files.cwd, files.cdError].map(shellQuote);
+  const prologuePrefix = shellQuote(`${files.prologue}: line `);
+  return `${builtin}() {
+  {
+    [[ -d ${stateDir} ]] || { builtin ${builtin} "$@" 2>&3; return; }
+    local __agent_status=0 __agent_error=
+    builtin ${builtin} "$@" 2>| ${errorFile} || __agent_status=$?
+    if ((__agent_status == 0 && BASHPID == $$)); then builtin pwd >| ${cwdFile}; fi
+    if [[ -s ${errorFile} ]]; then
+      IFS= builtin read -r -d '' __agent_error < ${errorFile} || :
+      __agent_error=\${__agent_error#${prologuePrefix}}
+      builtin printf '%s: line %s: %s' "\${BASH_SOURCE[1]:-$0}" "\${BASH_LINENO[0]}" "\${__agent_error#*: }" >&3
+    fi
+    return "$__agent_status"
+  } 3>&2 2>/dev/null
+}`;
+}
+
+/** The directory the shell ended in, as last recorded; null when nothing was recorded. */
+export function readFinalDirectory(file: string): string | null {
+  let recorded: string;
+  try {
+    recorded = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  const dir = recorded.endsWith('\n') ? recorded.slice(0, -1) : recorded;
+  return path.isAbsolute(dir) ? dir : null;
+}
+
+export function removeScripts(files: ScriptFiles): void {
+  for (const file of Object.values(files)) removeQuietly(file);
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
