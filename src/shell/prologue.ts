@@ -48,7 +48,7 @@ export function writeScripts(command: string, files: ScriptFiles, options: Prolo
     options.mark,
     ...['cd', 'pushd', 'popd'].map((builtin) => trackingFunction(builtin, files)),
     ...(userBashEnv ? ['. "$BASH_ENV"'] : []),
-    `trap ${shellQuote(`{ builtin pwd >| ${shellQuote(files.cwd)}; } 2>/dev/null`)} EXIT`,
+    `trap ${shellQuote(`{ ${recordDirectory(files.cwd)}; } 2>/dev/null`)} EXIT`,
     '',
   ].join('\n');
   writeFileSync(files.prologue, prologue, { mode: 0o600 });
@@ -64,14 +64,14 @@ export function writeScripts(command: string, files: ScriptFiles, options: Prolo
  * would have printed it from the caller's line, and the bookkeeping stays out of `set -x` traces.
  */
 function trackingFunction(builtin: string, files: ScriptFiles): string {
-  const [stateDir, cwdFile, errorFile] = [path.dirname(files.cwd), files.cwd, files.cdError].map(shellQuote);
+  const [stateDir, errorFile] = [path.dirname(files.cwd), files.cdError].map(shellQuote);
   const prologuePrefix = shellQuote(`${files.prologue}: line `);
   return `${builtin}() {
   {
     [[ -d ${stateDir} ]] || { builtin ${builtin} "$@" 2>&3; return; }
     local __agent_status=0 __agent_error=
     builtin ${builtin} "$@" 2>| ${errorFile} || __agent_status=$?
-    if ((__agent_status == 0 && BASHPID == $$)); then builtin pwd >| ${cwdFile}; fi
+    if ((__agent_status == 0 && BASHPID == $$)); then ${recordDirectory(files.cwd)}; fi
     if [[ -s ${errorFile} ]]; then
       IFS= builtin read -r -d '' __agent_error < ${errorFile} || :
       __agent_error=\${__agent_error#${prologuePrefix}}
@@ -82,6 +82,14 @@ function trackingFunction(builtin: string, files: ScriptFiles): string {
 }`;
 }
 
+/**
+ * Bash that writes the shell's directory, NUL-terminated, over the start of the file. Not truncating the file
+ * keeps a cd cheap: truncating a file that holds data costs the filesystem a hundred microseconds or more.
+ */
+function recordDirectory(file: string): string {
+  return `builtin printf '%s\\0' "$PWD" 1<> ${shellQuote(file)}`;
+}
+
 /** The directory the shell ended in, as last recorded; null when nothing was recorded. */
 export function readFinalDirectory(file: string): string | null {
   let recorded: string;
@@ -90,7 +98,8 @@ export function readFinalDirectory(file: string): string | null {
   } catch {
     return null;
   }
-  const dir = recorded.endsWith('\n') ? recorded.slice(0, -1) : recorded;
+  const end = recorded.indexOf('\0');
+  const dir = end === -1 ? '' : recorded.slice(0, end);
   return path.isAbsolute(dir) ? dir : null;
 }
 
