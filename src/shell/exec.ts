@@ -89,6 +89,8 @@ export class Shell {
   private readonly mark = newProcessMark();
   private stateDir: string | null = null;
   private commandCount = 0;
+  /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
+  private sweptCommands = 0;
 
   constructor(private readonly options: ShellOptions) {
     this.runCwd = path.resolve(options.runCwd);
@@ -126,7 +128,10 @@ export class Shell {
    */
   killAll(): void {
     this.groups.killAll();
-    if (this.commandCount > 0) killMarked(this.mark);
+    if (this.commandCount > this.sweptCommands) {
+      killMarked(this.mark);
+      this.sweptCommands = this.commandCount;
+    }
     for (const stream of this.lingering) stream.destroy();
     this.lingering.clear();
   }
