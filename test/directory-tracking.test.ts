@@ -87,6 +87,18 @@ describe('the bookkeeping does not show', () => {
     expect(shell.cwd).toBe(dir);
   });
 
+  it('makes its bookkeeping again for the next command when a command removed it', async () => {
+    await shell.run('true');
+    const [stateDir] = readdirSync(dir).filter((name) => name.startsWith('agent-shell-'));
+    await shell.run(`rm ${path.join(dir, stateDir!, 'prologue.sh')}`);
+    await shell.run('cd a; exec true');
+    expect(shell.cwd).toBe(path.join(dir, 'a'));
+    await shell.run(`rm -r ${path.join(dir, stateDir!)}`);
+    const result = await shell.run('cd ../b; echo merged >&2; exec true');
+    expect(result.text).toBe('merged');
+    expect(shell.cwd).toBe(path.join(dir, 'b'));
+  });
+
   it('still changes directory, silently, after the bookkeeping directory was removed', async () => {
     await shell.run('true');
     const [stateDir] = readdirSync(dir).filter((name) => name.startsWith('agent-shell-'));

@@ -7,7 +7,8 @@ import { OutputCleaner } from './clean-output.js';
 import { OutputCapture, type CapturedOutput } from './output-capture.js';
 import { ProcessGroups } from './process-groups.js';
 import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
-import { readFinalDirectory, removeScripts, scriptFiles, writeScripts, type ScriptFiles } from './prologue.js';
+import { commandArgument, readFinalDirectory, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
+import { removeQuietly } from './remove-quietly.js';
 import { nonInteractiveEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
 import type { GroupRunResult, StreamName } from './spawn-group.js';
@@ -60,7 +61,9 @@ type CommandReport = Omit<ExecResult, 'cwd' | 'durationMs'>;
 /** A command ready to spawn. */
 interface ReadyCommand {
   cwd: string;
-  files: ScriptFiles;
+  files: ShellFiles;
+  /** The file a long command was written to, removed after it ran. */
+  commandFile: string | null;
   argv: string[];
 }
 
@@ -87,7 +90,7 @@ export class Shell {
   private readonly lingering = new Set<Readable>();
   /** What every process the commands start carries, so killAll finds those that left their group. */
   private readonly mark = newProcessMark();
-  private stateDir: string | null = null;
+  private files: ShellFiles | null = null;
   private commandCount = 0;
   /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
   private sweptCommands = 0;
@@ -115,10 +118,12 @@ export class Shell {
     const timeoutSec = this.effectiveTimeout(runOptions.timeoutSec);
     try {
       const { outcome, captured } = await this.execute(prepared, timeoutSec, runOptions);
-      this.currentCwd = readFinalDirectory(prepared.files.cwd) ?? prepared.cwd;
+      // A shell that never started recorded nothing: what the file holds is the previous command's.
+      const recorded = outcome.spawnError === null ? readFinalDirectory(prepared.files.cwd) : null;
+      this.currentCwd = recorded ?? prepared.cwd;
       return finish(report(outcome, captured, notes, timeoutSec));
     } finally {
-      removeScripts(prepared.files);
+      if (prepared.commandFile !== null) removeQuietly(prepared.commandFile);
     }
   }
 
@@ -139,8 +144,8 @@ export class Shell {
   /** killAll, then remove the private state directory (spill files stay: the model knows their paths). */
   async dispose(): Promise<void> {
     this.killAll();
-    const dir = this.stateDir;
-    this.stateDir = null;
+    const dir = this.files?.stateDir;
+    this.files = null;
     if (dir) await rm(dir, { recursive: true, force: true });
   }
 
@@ -153,11 +158,11 @@ export class Shell {
     if (runOptions.signal?.aborted) return { refused: { ...failure('(not run: the run was aborted)'), aborted: true } };
     if (command.includes('\0')) return { refused: failure('cannot run the command: it contains a NUL character') };
     try {
-      const stateDir = this.ensureStateDir();
-      const files = scriptFiles(stateDir, ++this.commandCount);
-      const script = writeScripts(command, files, { mark: markingCommand(this.mark), userBashEnv: process.env.BASH_ENV });
-      const bashArgv = ['bash', '-c', script];
-      return { cwd, files, argv: this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir }) : bashArgv };
+      const files = this.ensureFiles();
+      const { argument, file } = commandArgument(command, files, ++this.commandCount);
+      const bashArgv = ['bash', '-c', argument];
+      const argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir: files.stateDir }) : bashArgv;
+      return { cwd, files, commandFile: file, argv };
     } catch (error) {
       return { refused: failure(`cannot run the command: ${error instanceof Error ? error.message : String(error)}`) };
     }
@@ -211,13 +216,16 @@ export class Shell {
     return this.runCwd;
   }
 
-  private ensureStateDir(): string {
-    if (this.stateDir === null || !isDirectory(this.stateDir)) {
+  /** The state directory and its prologue, made again if a command removed them. */
+  private ensureFiles(): ShellFiles {
+    if (this.files !== null && statSync(this.files.prologue, { throwIfNoEntry: false })?.isFile()) return this.files;
+    if (this.files === null || !isDirectory(this.files.stateDir)) {
       // Resolved, so a sandbox that binds it by its real path finds BASH_ENV at the same path.
       // Beside the spill files, so a caller that removes that directory on a hard exit removes this one too.
-      this.stateDir = realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-')));
+      this.files = shellFiles(realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))));
     }
-    return this.stateDir;
+    writePrologue(this.files, { mark: markingCommand(this.mark), userBashEnv: process.env.BASH_ENV });
+    return this.files;
   }
 
   private effectiveTimeout(requested: number | undefined): number {

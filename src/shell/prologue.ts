@@ -1,5 +1,5 @@
 /**
- * The scripts around one command. The command runs as `bash -c command`, untouched, so bash reports its errors
+ * The scripts around the commands. Each command runs as `bash -c command`, untouched, so bash reports its errors
  * and line numbers as usual. The bookkeeping runs first through BASH_ENV, which a non-interactive bash sources
  * before the command (even before parsing it, so syntax errors are merged too): merge stderr into stdout, mark the
  * shell so that what it starts can be found later, keep track of its directory, and hand the user's own BASH_ENV
@@ -7,17 +7,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { removeQuietly } from './remove-quietly.js';
 
-/** Per-command files in the shell's private state directory. */
-export interface ScriptFiles {
+/** The shell's bookkeeping files, in its private state directory; written once, used by every command. */
+export interface ShellFiles {
+  stateDir: string;
   prologue: string;
-  /** The directory the shell is in, rewritten on every change of directory and on exit. */
+  /** The directory the shell is in: written when it starts, on every change of directory and on exit. */
   cwd: string;
   /** Scratch space for the error message of a failed cd. */
   cdError: string;
-  /** The command itself, when it is too long for one argument. */
-  command: string;
 }
 
 export interface PrologueOptions {
@@ -30,31 +28,36 @@ export interface PrologueOptions {
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); longer commands go through a file. */
 const MAX_INLINE_COMMAND_BYTES = 100_000;
 
-export function scriptFiles(stateDir: string, id: number): ScriptFiles {
+export function shellFiles(stateDir: string): ShellFiles {
   return {
-    prologue: path.join(stateDir, `prologue-${id}.sh`),
-    cwd: path.join(stateDir, `cwd-${id}`),
-    cdError: path.join(stateDir, `cd-error-${id}`),
-    command: path.join(stateDir, `command-${id}.sh`),
+    stateDir,
+    prologue: path.join(stateDir, 'prologue.sh'),
+    cwd: path.join(stateDir, 'cwd'),
+    cdError: path.join(stateDir, 'cd-error'),
   };
 }
 
-/** Writes the prologue (and the command, when long) and returns the argument for `bash -c`. */
-export function writeScripts(command: string, files: ScriptFiles, options: PrologueOptions): string {
+export function writePrologue(files: ShellFiles, options: PrologueOptions): void {
   const { userBashEnv } = options;
   const prologue = [
     userBashEnv ? `export BASH_ENV=${shellQuote(userBashEnv)}` : 'unset BASH_ENV',
     'exec 2>&1',
     options.mark,
+    `${recordDirectory(files.cwd)} 2>/dev/null`,
     ...['cd', 'pushd', 'popd'].map((builtin) => trackingFunction(builtin, files)),
     ...(userBashEnv ? ['. "$BASH_ENV"'] : []),
     `trap ${shellQuote(`{ ${recordDirectory(files.cwd)}; } 2>/dev/null`)} EXIT`,
     '',
   ].join('\n');
   writeFileSync(files.prologue, prologue, { mode: 0o600 });
-  if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND_BYTES) return command;
-  writeFileSync(files.command, command, { mode: 0o600 });
-  return `. ${shellQuote(files.command)}`;
+}
+
+/** The argument for `bash -c`: the command itself, or when too long, a line that sources the file it was written to. */
+export function commandArgument(command: string, files: ShellFiles, id: number): { argument: string; file: string | null } {
+  if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND_BYTES) return { argument: command, file: null };
+  const file = path.join(files.stateDir, `command-${id}.sh`);
+  writeFileSync(file, command, { mode: 0o600 });
+  return { argument: `. ${shellQuote(file)}`, file };
 }
 
 /**
@@ -63,8 +66,8 @@ export function writeScripts(command: string, files: ScriptFiles, options: Prolo
  * get killed; the trap stays for a `builtin cd`. The builtin's error message is captured and printed as bash
  * would have printed it from the caller's line, and the bookkeeping stays out of `set -x` traces.
  */
-function trackingFunction(builtin: string, files: ScriptFiles): string {
-  const [stateDir, errorFile] = [path.dirname(files.cwd), files.cdError].map(shellQuote);
+function trackingFunction(builtin: string, files: ShellFiles): string {
+  const [stateDir, errorFile] = [files.stateDir, files.cdError].map(shellQuote);
   const prologuePrefix = shellQuote(`${files.prologue}: line `);
   return `${builtin}() {
   {
@@ -101,10 +104,6 @@ export function readFinalDirectory(file: string): string | null {
   const end = recorded.indexOf('\0');
   const dir = end === -1 ? '' : recorded.slice(0, end);
   return path.isAbsolute(dir) ? dir : null;
-}
-
-export function removeScripts(files: ScriptFiles): void {
-  for (const file of Object.values(files)) removeQuietly(file);
 }
 
 function shellQuote(text: string): string {
