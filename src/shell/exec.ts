@@ -1,12 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { OutputCleaner } from './clean-output.js';
-import { OutputCapture } from './output-capture.js';
-import { killMarked, ProcessGroups } from './process-groups.js';
+import { OutputCapture, type CapturedOutput } from './output-capture.js';
+import { ProcessGroups } from './process-groups.js';
+import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
+import { commandArgument, readFinalDirectory, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
+import { removeQuietly } from './remove-quietly.js';
 import type { TextFilter } from './secret-mask.js';
 import { nonInteractiveEnv, type PassEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
@@ -58,11 +60,16 @@ export interface ExecResult {
   durationMs: number;
 }
 
-/** Per-command bookkeeping files in the shell's private state directory. */
-interface ScriptFiles {
-  prologue: string;
+/** An ExecResult before the directory and the duration are known. */
+type CommandReport = Omit<ExecResult, 'cwd' | 'durationMs'>;
+
+/** A command ready to spawn. */
+interface ReadyCommand {
   cwd: string;
-  command: string;
+  files: ShellFiles;
+  /** The file a long command was written to, removed after it ran. */
+  commandFile: string | null;
+  argv: string[];
 }
 
 const DEFAULT_MAX_CHARS = 30_000;
@@ -70,14 +77,6 @@ const KILL_GRACE_MS = 1_500;
 /** An interrupted run must end within 2 s, so an aborted command gets a shorter grace than a timed-out one. */
 const ABORT_GRACE_MS = 500;
 const DRAIN_MS = 150;
-/** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); longer commands go through a file. */
-const MAX_INLINE_COMMAND_BYTES = 100_000;
-/** Set in every command's environment to this shell's id, so killAll finds processes that left their group. */
-const SHELL_ID_VARIABLE = 'AGENT_SHELL_ID';
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 function isDirectory(dir: string): boolean {
   try {
@@ -87,15 +86,19 @@ function isDirectory(dir: string): boolean {
   }
 }
 
+
 export class Shell {
   private currentCwd: string;
   private readonly runCwd: string;
   private readonly maxChars: number;
   private readonly groups = new ProcessGroups();
   private readonly lingering = new Set<Readable>();
-  private stateDir: string | null = null;
+  /** What every process the commands start carries, so killAll finds those that left their group. */
+  private readonly mark = newProcessMark();
+  private files: ShellFiles | null = null;
   private commandCount = 0;
-  private readonly id = randomBytes(8).toString('hex');
+  /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
+  private sweptCommands = 0;
 
   constructor(private readonly options: ShellOptions) {
     this.runCwd = path.resolve(options.runCwd);
@@ -109,40 +112,73 @@ export class Shell {
 
   async run(command: string, runOptions: RunOptions = {}): Promise<ExecResult> {
     const startedAt = performance.now();
-    const finish = (partial: Omit<ExecResult, 'cwd' | 'durationMs'>): ExecResult => ({
-      ...partial,
+    const finish = (report: CommandReport): ExecResult => ({
+      ...report,
       cwd: this.currentCwd,
       durationMs: Math.round(performance.now() - startedAt),
     });
     const notes: string[] = [];
+    const prepared = this.prepare(command, runOptions, notes);
+    if ('refused' in prepared) return finish(prepared.refused);
+    const timeoutSec = this.effectiveTimeout(runOptions.timeoutSec);
+    try {
+      const { outcome, captured } = await this.execute(prepared, timeoutSec, runOptions);
+      // A shell that never started recorded nothing: what the file holds is the previous command's.
+      const recorded = outcome.spawnError === null ? readFinalDirectory(prepared.files.cwd) : null;
+      this.currentCwd = recorded ?? prepared.cwd;
+      return finish(report(outcome, captured, notes, timeoutSec));
+    } finally {
+      if (prepared.commandFile !== null) removeQuietly(prepared.commandFile);
+    }
+  }
+
+  /**
+   * SIGKILL every process group this shell started that may still be alive, and every process that left its group
+   * but still carries this shell's mark. Synchronous, idempotent.
+   */
+  killAll(): void {
+    this.groups.killAll();
+    if (this.commandCount > this.sweptCommands) {
+      killMarked(this.mark);
+      this.sweptCommands = this.commandCount;
+    }
+    for (const stream of this.lingering) stream.destroy();
+    this.lingering.clear();
+  }
+
+  /** killAll, then remove the private state directory (spill files stay: the model knows their paths). */
+  async dispose(): Promise<void> {
+    this.killAll();
+    const dir = this.files?.stateDir;
+    this.files = null;
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+
+  /** The directory, bookkeeping scripts and argv of the command, or why it cannot run. */
+  private prepare(command: string, runOptions: RunOptions, notes: string[]): ReadyCommand | { refused: CommandReport } {
     const cwd = this.startDirectory(notes);
     if (cwd === null) {
-      return finish(failure(`cannot run the command: the working directory ${this.runCwd} no longer exists`));
+      return { refused: failure(`cannot run the command: the working directory ${this.runCwd} no longer exists`) };
     }
-    if (runOptions.signal?.aborted) {
-      return finish({ ...failure('(not run: the run was aborted)'), aborted: true });
-    }
-    if (command.includes('\0')) {
-      return finish(failure('cannot run the command: it contains a NUL character'));
-    }
-
-    const id = ++this.commandCount;
-    let files: ScriptFiles;
-    let argv: string[];
+    if (runOptions.signal?.aborted) return { refused: { ...failure('(not run: the run was aborted)'), aborted: true } };
+    if (command.includes('\0')) return { refused: failure('cannot run the command: it contains a NUL character') };
     try {
-      const stateDir = this.ensureStateDir();
-      files = {
-        prologue: path.join(stateDir, `prologue-${id}.sh`),
-        cwd: path.join(stateDir, `cwd-${id}`),
-        command: path.join(stateDir, `command-${id}.sh`),
-      };
-      const bashArgv = ['bash', '-c', this.prepareScripts(command, files)];
-      argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir }) : bashArgv;
+      const files = this.ensureFiles();
+      const { argument, file } = commandArgument(command, files, ++this.commandCount);
+      const bashArgv = ['bash', '-c', argument];
+      const argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir: files.stateDir }) : bashArgv;
+      return { cwd, files, commandFile: file, argv };
     } catch (error) {
-      return finish(failure(`cannot run the command: ${error instanceof Error ? error.message : String(error)}`));
+      return { refused: failure(`cannot run the command: ${error instanceof Error ? error.message : String(error)}`) };
     }
-    const timeoutSec = this.effectiveTimeout(runOptions.timeoutSec);
+  }
 
+  /** Runs the prepared command in its own process group, feeding its cleaned output into a bounded capture. */
+  private async execute(
+    { cwd, files, argv }: ReadyCommand,
+    timeoutSec: number,
+    runOptions: RunOptions,
+  ): Promise<{ outcome: GroupRunResult; captured: CapturedOutput }> {
     const capture = new OutputCapture({
       maxChars: this.maxChars,
       spillDir: this.options.spillDir ?? os.tmpdir(),
@@ -150,14 +186,13 @@ export class Shell {
       ...(this.options.createMask ? { mask: this.options.createMask() } : {}),
     });
     const cleaners: Record<StreamName, OutputCleaner> = { stdout: new OutputCleaner(), stderr: new OutputCleaner() };
-
     this.groups.prune();
     let outcome: GroupRunResult;
     try {
       outcome = await runInGroup({
         argv,
         cwd,
-        env: { ...nonInteractiveEnv(process.env, cwd, this.options.passEnv), BASH_ENV: files.prologue, [SHELL_ID_VARIABLE]: this.id },
+        env: { ...nonInteractiveEnv(process.env, cwd, this.options.passEnv), BASH_ENV: files.prologue, [this.mark.envName]: this.mark.envValue },
         timeoutMs: timeoutSec * 1000,
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
         killGraceMs: KILL_GRACE_MS,
@@ -169,49 +204,12 @@ export class Shell {
     } catch (error) {
       capture.closeSpill();
       throw error;
-    } finally {
-      removeQuietly(files.prologue);
-      removeQuietly(files.command);
     }
     capture.write(cleaners.stdout.end());
     capture.write(cleaners.stderr.end());
     this.keepLingering(outcome.lingering);
     this.groups.prune();
-
-    this.currentCwd = readFinalDirectory(files.cwd) ?? cwd;
-    const captured = capture.finish();
-    const status = statusLine(outcome, timeoutSec);
-    const lines = [captured.body === '' ? '(no output)' : captured.body.replace(/\n$/, ''), ...notes];
-    if (status) lines.push(status);
-    return finish({
-      text: lines.join('\n'),
-      exitCode: outcome.exitCode,
-      signal: outcome.signal,
-      timedOut: outcome.timedOut,
-      aborted: outcome.aborted,
-      isError: outcome.timedOut || outcome.aborted || outcome.spawnError !== null,
-      outputChars: captured.outputChars,
-      spillPath: captured.spillPath,
-    });
-  }
-
-  /**
-   * SIGKILL every process group this shell started that may still be alive, and every process that left its group
-   * but still carries this shell's id. Synchronous, idempotent.
-   */
-  killAll(): void {
-    this.groups.killAll();
-    killMarked(SHELL_ID_VARIABLE, this.id);
-    for (const stream of this.lingering) stream.destroy();
-    this.lingering.clear();
-  }
-
-  /** killAll, then remove the private state directory (spill files stay: the model knows their paths). */
-  async dispose(): Promise<void> {
-    this.killAll();
-    const dir = this.stateDir;
-    this.stateDir = null;
-    if (dir) await rm(dir, { recursive: true, force: true });
+    return { outcome, captured: capture.finish() };
   }
 
   /** The directory to start in; falls back to the run's directory when the previous one vanished. */
@@ -224,35 +222,16 @@ export class Shell {
     return this.runCwd;
   }
 
-  private ensureStateDir(): string {
-    if (this.stateDir === null || !isDirectory(this.stateDir)) {
+  /** The state directory and its prologue, made again if a command removed them. */
+  private ensureFiles(): ShellFiles {
+    if (this.files !== null && statSync(this.files.prologue, { throwIfNoEntry: false })?.isFile()) return this.files;
+    if (this.files === null || !isDirectory(this.files.stateDir)) {
       // Resolved, so a sandbox that binds it by its real path finds BASH_ENV at the same path.
       // Beside the spill files, so a caller that removes that directory on a hard exit removes this one too.
-      this.stateDir = realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-')));
+      this.files = shellFiles(realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))));
     }
-    return this.stateDir;
-  }
-
-  /**
-   * The command runs as `bash -c command`, untouched, so bash reports its errors and line numbers
-   * as usual. The bookkeeping runs first through BASH_ENV, which a non-interactive bash sources
-   * before the command (even before parsing it, so syntax errors are merged too): merge stderr
-   * into stdout, record the final directory on exit, and hand the user's own BASH_ENV (if any)
-   * back to the command and its children.
-   */
-  private prepareScripts(command: string, files: ScriptFiles): string {
-    const userBashEnv = process.env.BASH_ENV;
-    const prologue = [
-      userBashEnv ? `export BASH_ENV=${shellQuote(userBashEnv)}` : 'unset BASH_ENV',
-      'exec 2>&1',
-      ...(userBashEnv ? ['. "$BASH_ENV"'] : []),
-      `trap ${shellQuote(`builtin pwd > ${shellQuote(files.cwd)}`)} EXIT`,
-      '',
-    ].join('\n');
-    writeFileSync(files.prologue, prologue, { mode: 0o600 });
-    if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND_BYTES) return command;
-    writeFileSync(files.command, command, { mode: 0o600 });
-    return `. ${shellQuote(files.command)}`;
+    writePrologue(this.files, { mark: markingCommand(this.mark), userBashEnv: process.env.BASH_ENV });
+    return this.files;
   }
 
   private effectiveTimeout(requested: number | undefined): number {
@@ -268,7 +247,22 @@ export class Shell {
   }
 }
 
-function failure(text: string): Omit<ExecResult, 'cwd' | 'durationMs'> {
+/** What the model reads: the output, notes about the directory, then the status when there is one. */
+function report(outcome: GroupRunResult, captured: CapturedOutput, notes: string[], timeoutSec: number): CommandReport {
+  const status = statusLine(outcome, timeoutSec);
+  return {
+    text: [captured.body.replace(/\n$/, ''), ...notes, ...(status ? [status] : [])].join('\n'),
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    timedOut: outcome.timedOut,
+    aborted: outcome.aborted,
+    isError: outcome.timedOut || outcome.aborted || outcome.spawnError !== null,
+    outputChars: captured.outputChars,
+    spillPath: captured.spillPath,
+  };
+}
+
+function failure(text: string): CommandReport {
   return {
     text,
     exitCode: null,
@@ -288,25 +282,4 @@ function statusLine(outcome: GroupRunResult, timeoutSec: number): string | null 
   if (outcome.signal !== null) return `killed by signal ${outcome.signal}`;
   if (outcome.exitCode !== null && outcome.exitCode !== 0) return `exit code: ${outcome.exitCode}`;
   return null;
-}
-
-/** The directory the shell ended in, as its EXIT trap recorded it; null when it did not get to. */
-function readFinalDirectory(file: string): string | null {
-  let recorded: string;
-  try {
-    recorded = readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-  removeQuietly(file);
-  const dir = recorded.endsWith('\n') ? recorded.slice(0, -1) : recorded;
-  return path.isAbsolute(dir) ? dir : null;
-}
-
-function removeQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // Already gone.
-  }
 }

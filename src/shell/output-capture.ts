@@ -1,16 +1,13 @@
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { removeQuietly } from './remove-quietly.js';
 import type { TextFilter } from './secret-mask.js';
 import { HeadTailBuffer, headTail } from './truncate.js';
 
-/**
- * Collects a command's cleaned output in bounded memory. Up to `maxChars` characters live only in
- * memory; past that, everything (including what was already held) is streamed to a spill file, so
- * the model can be told where the full output is. Writes are synchronous and chunked by the pipe,
- * which throttles the reader to the disk's pace instead of queueing unbounded buffers.
- * With a `mask`, text goes through it first, so the model, the spill file and the preview see only masked text.
- */
+/** What the model reads when a command printed nothing, or only blank space (the API rejects blank text). */
+export const NO_OUTPUT = '(no output)';
+
 export interface CaptureOptions {
   maxChars: number;
   spillDir: string;
@@ -20,12 +17,19 @@ export interface CaptureOptions {
 }
 
 export interface CapturedOutput {
-  /** The text for the model: whole, or head + marker + tail. Empty string when nothing was printed. */
+  /** The text for the model: whole, or head + marker + tail; NO_OUTPUT when nothing but blank space was printed. */
   body: string;
   outputChars: number;
   spillPath: string | null;
 }
 
+/**
+ * Collects a command's cleaned output in bounded memory. Up to `maxChars` characters live only in
+ * memory; past that, everything (including what was already held) is streamed to a spill file, so
+ * the model can be told where the full output is. Writes are synchronous and chunked by the pipe,
+ * which throttles the reader to the disk's pace instead of queueing unbounded buffers.
+ * With a `mask`, text goes through it first, so the model, the spill file and the preview see only masked text.
+ */
 export class OutputCapture {
   private readonly buffer: HeadTailBuffer;
   private spillFd: number | null = null;
@@ -70,7 +74,7 @@ export class OutputCapture {
       spillPath: this.spillPath,
       spillError: this.spillError,
     });
-    return { body: text, outputChars, spillPath: this.spillPath };
+    return { body: text.trim() === '' ? NO_OUTPUT : text, outputChars, spillPath: this.spillPath };
   }
 
   /** Close the spill file without formatting (e.g. when abandoning a run). Idempotent. */
@@ -106,14 +110,6 @@ export class OutputCapture {
       if (this.spillPath) removeQuietly(this.spillPath);
       this.spillPath = null;
     }
-  }
-}
-
-function removeQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // Nothing to free.
   }
 }
 

@@ -54,47 +54,6 @@ export function groupHasRunningMembers(pgid: number): boolean {
   return false;
 }
 
-/**
- * SIGKILL every process whose environment holds `name=value`, and return how many were signalled. A command can
- * leave its process group on purpose (`setsid`, a daemon's double fork); the environment it inherited still marks
- * it. A process that cleared its environment (`env -i`) is not found, nor is anything without /proc.
- */
-export function killMarked(name: string, value: string): number {
-  const entry = Buffer.from(`${name}=${value}\0`);
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc');
-  } catch {
-    return 0;
-  }
-  let killed = 0;
-  for (const pid of pids) {
-    if (pid.charCodeAt(0) < 48 || pid.charCodeAt(0) > 57 || Number(pid) === process.pid) continue;
-    let environ: Buffer;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`);
-    } catch {
-      continue; // exited, or not ours to read
-    }
-    if (!holdsEntry(environ, entry)) continue;
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-      killed++;
-    } catch {
-      // Exited meanwhile, or not ours to signal.
-    }
-  }
-  return killed;
-}
-
-/** True when the NUL-separated environment block has `entry` (which ends in NUL) as one whole entry. */
-function holdsEntry(environ: Buffer, entry: Buffer): boolean {
-  for (let at = environ.indexOf(entry); at !== -1; at = environ.indexOf(entry, at + 1)) {
-    if (at === 0 || environ[at - 1] === 0) return true;
-  }
-  return false;
-}
-
 export class ProcessGroups {
   private readonly groups = new Set<number>();
 
@@ -111,10 +70,6 @@ export class ProcessGroups {
     for (const pgid of this.groups) {
       if (!groupIsAlive(pgid)) this.groups.delete(pgid);
     }
-  }
-
-  get size(): number {
-    return this.groups.size;
   }
 
   /** SIGKILL every tracked group that still has members. Idempotent; never throws. */

@@ -3,14 +3,6 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { groupHasRunningMembers, signalGroup } from './process-groups.js';
 
-/**
- * Runs one argv as the leader of a new process group (and session, so it has no controlling
- * terminal to prompt on) and settles when the leader exits.
- *
- * This uses node:child_process rather than zx: we need a detached group leader, a stdout pipe
- * that stays readable (never closed under a background child), and completion on process exit
- * rather than on pipe close, which zx's ProcessPromise does not expose.
- */
 export type StreamName = 'stdout' | 'stderr';
 
 export interface GroupRunOptions {
@@ -35,7 +27,6 @@ export interface GroupRunResult {
   timedOut: boolean;
   aborted: boolean;
   spawnError: string | null;
-  pgid: number | null;
   /**
    * Pipes still held open by background processes. They are being read and discarded (never
    * closed: a server started in the background would die of SIGPIPE on its next log line, and
@@ -44,28 +35,104 @@ export interface GroupRunResult {
   lingering: Readable[];
 }
 
+type StopReason = 'timeout' | 'abort';
+type LeaderExit = { code: number | null; signal: NodeJS.Signals | null } | { error: string };
+
 const POLL_MS = 25;
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Runs one argv as the leader of a new process group (and session, so it has no controlling
+ * terminal to prompt on) and settles when the leader exits.
+ *
+ * This uses node:child_process rather than zx: we need a detached group leader, a stdout pipe
+ * that stays readable (never closed under a background child), and completion on process exit
+ * rather than on pipe close, which zx's ProcessPromise does not expose.
+ */
 export async function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
-  const [file, ...args] = options.argv;
-  const base = { timedOut: false, aborted: false, pgid: null, lingering: [] };
-  if (file === undefined) {
-    return { ...base, exitCode: null, signal: null, spawnError: 'empty argv' };
-  }
-  let child: ChildProcess;
-  try {
-    child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-  } catch (error) {
-    return { ...base, exitCode: null, signal: null, spawnError: errorText(error) };
-  }
+  const child = spawnLeader(options);
+  if (typeof child === 'string') return notStarted(child);
+  const output = readOutput(child, options.onData);
+  const exit = leaderExit(child);
+  const pgid = child.pid;
+  if (pgid !== undefined) options.onSpawn(pgid);
+  const stopper = pgid === undefined ? undefined : stopOnTimeoutOrAbort(pgid, options);
 
+  const exited = await exit;
+  const stopReason = (await stopper?.afterExit()) ?? null;
+  if ('error' in exited) {
+    output.destroy();
+    return notStarted(exited.error);
+  }
+  return {
+    exitCode: exited.code,
+    signal: exited.signal,
+    timedOut: stopReason === 'timeout',
+    aborted: stopReason === 'abort',
+    spawnError: null,
+    lingering: await output.drain(options.drainMs),
+  };
+}
+
+/** The child, or why it could not be spawned. */
+function spawnLeader(options: GroupRunOptions): ChildProcess | string {
+  const [file, ...args] = options.argv;
+  if (file === undefined) return 'empty argv';
+  try {
+    return spawn(file, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    return errorText(error);
+  }
+}
+
+function notStarted(spawnError: string): GroupRunResult {
+  return { exitCode: null, signal: null, timedOut: false, aborted: false, spawnError, lingering: [] };
+}
+
+function leaderExit(child: ChildProcess): Promise<LeaderExit> {
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', (error) => {
+      // An error after a successful spawn (e.g. a failed kill) is not the end of the process.
+      if (child.pid === undefined) resolve({ error: errorText(error) });
+    });
+  });
+}
+
+/** TERM to the whole group on timeout or abort, then KILL after the grace. */
+function stopOnTimeoutOrAbort(pgid: number, options: GroupRunOptions): { afterExit: () => Promise<StopReason | null> } {
+  let reason: StopReason | null = null;
+  let killSent = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = (why: StopReason): void => {
+    if (reason !== null) return;
+    reason = why;
+    signalGroup(pgid, 'SIGTERM');
+    const graceMs = why === 'abort' ? Math.min(options.abortGraceMs, options.killGraceMs) : options.killGraceMs;
+    killTimer = setTimeout(() => {
+      killSent = true;
+      signalGroup(pgid, 'SIGKILL');
+    }, graceMs);
+  };
+  const timeoutTimer = setTimeout(() => stop('timeout'), options.timeoutMs);
+  const onAbort = (): void => stop('abort');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  return {
+    async afterExit() {
+      clearTimeout(timeoutTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      // The leader is gone; give the rest of the group the remainder of the grace, then SIGKILL.
+      if (reason !== null) while (!killSent && groupHasRunningMembers(pgid)) await delay(POLL_MS);
+      clearTimeout(killTimer);
+      return reason;
+    },
+  };
+}
+
+/** Feeds both pipes to onData as they arrive, until they end or are handed over as lingering. */
+function readOutput(child: ChildProcess, onData: GroupRunOptions['onData']) {
   const streams: Array<[StreamName, Readable]> = [];
   if (child.stdout) streams.push(['stdout', child.stdout]);
   if (child.stderr) streams.push(['stderr', child.stderr]);
@@ -77,7 +144,7 @@ export async function runInGroup(options: GroupRunOptions): Promise<GroupRunResu
     };
   });
   for (const [name, stream] of streams) {
-    stream.on('data', (bytes: Buffer) => options.onData(name, bytes));
+    stream.on('data', (bytes: Buffer) => onData(name, bytes));
     stream.on('error', () => {});
     const onDone = (): void => {
       ended.add(stream);
@@ -87,73 +154,23 @@ export async function runInGroup(options: GroupRunOptions): Promise<GroupRunResu
     stream.once('close', onDone);
   }
   markEnded();
-
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: string }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    child.once('error', (error) => {
-      // An error after a successful spawn (e.g. a failed kill) is not the end of the process.
-      if (child.pid === undefined) resolve({ error: errorText(error) });
-    });
-  });
-
-  const pgid = child.pid ?? null;
-  if (pgid !== null) options.onSpawn(pgid);
-
-  let stopReason: 'timeout' | 'abort' | null = null;
-  let killSent = false;
-  let killTimer: NodeJS.Timeout | undefined;
-  const stop = (reason: 'timeout' | 'abort'): void => {
-    if (stopReason !== null || pgid === null) return;
-    stopReason = reason;
-    signalGroup(pgid, 'SIGTERM');
-    killTimer = setTimeout(
-      () => {
-        killSent = true;
-        signalGroup(pgid, 'SIGKILL');
-      },
-      reason === 'abort' ? Math.min(options.abortGraceMs, options.killGraceMs) : options.killGraceMs,
-    );
-  };
-  const timeoutTimer = setTimeout(() => stop('timeout'), options.timeoutMs);
-  const onAbort = (): void => stop('abort');
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-
-  const exited = await exit;
-  clearTimeout(timeoutTimer);
-  options.signal?.removeEventListener('abort', onAbort);
-
-  if ('error' in exited) {
-    clearTimeout(killTimer);
-    for (const [, stream] of streams) stream.destroy();
-    return { ...base, exitCode: null, signal: null, spawnError: exited.error };
-  }
-
-  if (stopReason !== null && pgid !== null) {
-    // The leader is gone; give the rest of the group the remainder of the grace, then SIGKILL.
-    while (!killSent && groupHasRunningMembers(pgid)) await delay(POLL_MS);
-    clearTimeout(killTimer);
-  }
-
-  await Promise.race([allEnded, delay(options.drainMs)]);
-
-  const lingering: Readable[] = [];
-  for (const [, stream] of streams) {
-    if (ended.has(stream)) continue;
-    stream.removeAllListeners('data');
-    stream.on('data', () => {});
-    (stream as Readable & { unref?: () => void }).unref?.();
-    lingering.push(stream);
-  }
   return {
-    exitCode: exited.code,
-    signal: exited.signal,
-    timedOut: stopReason === 'timeout',
-    aborted: stopReason === 'abort',
-    spawnError: null,
-    pgid,
-    lingering,
+    /** Waits up to `drainMs` for the pipes to end; the ones still open are read and discarded from then on. */
+    async drain(drainMs: number): Promise<Readable[]> {
+      await Promise.race([allEnded, delay(drainMs)]);
+      return streams.filter(([, stream]) => !ended.has(stream)).map(([, stream]) => discardFrom(stream));
+    },
+    destroy(): void {
+      for (const [, stream] of streams) stream.destroy();
+    },
   };
+}
+
+function discardFrom(stream: Readable): Readable {
+  stream.removeAllListeners('data');
+  stream.on('data', () => {});
+  (stream as Readable & { unref?: () => void }).unref?.();
+  return stream;
 }
 
 function errorText(error: unknown): string {

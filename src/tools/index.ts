@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { NO_OUTPUT } from '../shell/output-capture.js';
 
 export interface ToolOutcome {
   content: string;
@@ -34,7 +35,7 @@ export function createToolbox(tools: Tool[]): Toolbox {
         type: 'tool_result',
         tool_use_id: block.id,
         // The API rejects empty and blank text, so a tool that printed nothing (or only blank lines) says so.
-        content: outcome.content.trim() === '' ? '(no output)' : outcome.content,
+        content: outcome.content.trim() === '' ? NO_OUTPUT : outcome.content,
         ...(outcome.isError ? { is_error: true } : {}),
       };
     },

@@ -1,0 +1,132 @@
+/**
+ * Finds the processes a shell's commands started once they have left their process group (`setsid`, a daemon's
+ * double fork) and their parent has exited, so that nothing links them to the shell any more.
+ *
+ * Every command's bash marks itself twice, and everything it starts inherits both marks:
+ * - the soft RLIMIT_LOCKS set to a number drawn for this shell. Linux has not enforced that limit since 2.4.25, so
+ *   the number changes nothing, and it survives `env -i`, `setsid`, `nohup`, `exec` and reparenting to init; only a
+ *   process that sets that limit again on purpose loses it. /proc/<pid>/limits shows it.
+ * - an environment variable holding this shell's id, for systems where the limit cannot be set (a finite hard
+ *   limit); `env -i` drops it.
+ * A stranger's process carries neither, so it is never signalled. Without /proc (not Linux) nothing is found, and
+ * only the process groups are killed. All calls are synchronous so they can run from `process.on('exit')`.
+ */
+import { randomBytes, randomInt } from 'node:crypto';
+import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+
+export interface ProcessMark {
+  readonly envName: string;
+  readonly envValue: string;
+  readonly locksLimit: number;
+}
+
+const ENV_NAME = 'AGENT_SHELL_ID';
+/** Far above any limit set on purpose; with the random part, below 2^53 so a JS number holds it exactly. */
+const LOCKS_LIMIT_BASE = 2 ** 48;
+const LOCKS_LIMIT_RANGE = 2 ** 47;
+/** The line of /proc/<pid>/limits for RLIMIT_LOCKS; the soft limit follows it. */
+const LOCKS_LINE = 'Max file locks';
+/** Kill passes: a marked process may fork while a pass runs; a pass that finds no one new ends the sweep. */
+const MAX_PASSES = 5;
+
+export function newProcessMark(): ProcessMark {
+  return {
+    envName: ENV_NAME,
+    envValue: randomBytes(8).toString('hex'),
+    locksLimit: LOCKS_LIMIT_BASE + randomInt(LOCKS_LIMIT_RANGE),
+  };
+}
+
+/** The bash line that marks the shell; silent where the hard limit does not allow it. */
+export function markingCommand(mark: ProcessMark): string {
+  return `ulimit -S -x ${mark.locksLimit} 2>/dev/null`;
+}
+
+/** SIGKILL every process that carries the mark, and return how many were signalled. */
+export function killMarked(mark: ProcessMark): number {
+  const limitValue = String(mark.locksLimit);
+  const envEntry = Buffer.from(`${mark.envName}=${mark.envValue}\0`);
+  const signalled = new Set<number>();
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const before = signalled.size;
+    for (const pid of processIds()) {
+      if (signalled.has(pid)) continue;
+      if (!hasLocksLimit(pid, limitValue) && !hasEnvEntry(pid, envEntry)) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Exited meanwhile, or not ours to signal.
+      }
+      signalled.add(pid);
+    }
+    if (signalled.size === before) break;
+  }
+  return signalled.size;
+}
+
+function processIds(): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    const pid = Number(entry);
+    if (pid !== process.pid) pids.push(pid);
+  }
+  return pids;
+}
+
+/** True when the process's soft RLIMIT_LOCKS, as /proc/<pid>/limits shows it, is exactly `value`. */
+function hasLocksLimit(pid: number, value: string): boolean {
+  const limits = readProcFile(pid, 'limits');
+  if (limits === null) return false;
+  const at = limits.indexOf(LOCKS_LINE);
+  if (at === -1) return false;
+  let start = at + LOCKS_LINE.length;
+  while (limits[start] === 32) start++;
+  return limits.subarray(start, start + value.length + 1).toString('latin1') === `${value} `;
+}
+
+/** True when the NUL-separated environment block holds `entry` (which ends in NUL) as one whole entry. */
+function hasEnvEntry(pid: number, entry: Buffer): boolean {
+  const environ = readProcFile(pid, 'environ');
+  if (environ === null) return false;
+  for (let at = environ.indexOf(entry); at !== -1; at = environ.indexOf(entry, at + 1)) {
+    if (at === 0 || environ[at - 1] === 0) return true;
+  }
+  return false;
+}
+
+let scratch = Buffer.alloc(64 * 1024);
+
+/**
+ * The file's bytes, in a buffer reused by the next call; null when it cannot be read (the process exited, or is
+ * not ours). Read into one buffer rather than with readFileSync, which reads a /proc file (size 0) twice over and
+ * makes the kernel generate it each time: a sweep costs a fifth as much.
+ */
+function readProcFile(pid: number, name: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(`/proc/${pid}/${name}`, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === scratch.length) scratch = Buffer.concat([scratch, Buffer.alloc(scratch.length)]);
+      const read = readSync(fd, scratch, length, scratch.length - length, null);
+      if (read === 0) return scratch.subarray(0, length);
+      length += read;
+    }
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
