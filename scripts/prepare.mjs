@@ -16,7 +16,9 @@ function bundlerPresent() {
 }
 
 if (!bundlerPresent()) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_(global|prefix|location|omit|include|production)$/i.test(name)));
+  // Keep only the settings that say where and how to reach the registry; the rest belong to the outer install.
+  const kept = /^npm_config_(registry|cache|userconfig|globalconfig|cafile|ca|strict_ssl|proxy|https_proxy|noproxy|no_proxy)$/i;
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name) || kept.test(name)));
   const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
   execFileSync(npm[0], [...npm[1], 'install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--include=dev'], {
     cwd: root,
