@@ -24,6 +24,8 @@ export interface AgentOptions {
   /** Called once the process has started, e.g. to send it a signal later. */
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
   nodeArgs?: string[];
+  /** Another `agent` to run than this checkout's bin/agent: an installed one, say. */
+  bin?: string;
 }
 
 /** A clean environment: nothing from the developer's own Anthropic settings leaks into a test. */
@@ -49,8 +51,8 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
   const stdinMode = options.stdin === undefined || options.stdin === 'ignore' ? 'ignore' : 'pipe';
   // Run through the shebang, as a user would; node flags (for memory limits, say) need node itself.
   const [command, argv] = options.nodeArgs
-    ? [process.execPath, [...options.nodeArgs, '--', AGENT_BIN, ...args]]
-    : [AGENT_BIN, args];
+    ? [process.execPath, [...options.nodeArgs, '--', options.bin ?? AGENT_BIN, ...args]]
+    : [options.bin ?? AGENT_BIN, args];
   const child = spawn(command, argv, {
     cwd: options.cwd ?? tempDir(),
     env,
