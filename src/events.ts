@@ -7,10 +7,24 @@ export type RunEvent =
   | { type: 'response'; turn: number; message: Anthropic.Message }
   | { type: 'tool_start'; id: string; command: string }
   | { type: 'tool_output'; id: string; text: string }
-  | { type: 'tool_end'; id: string; command: string; content: string; isError: boolean; blocked: boolean }
+  | {
+      type: 'tool_end';
+      id: string;
+      command: string;
+      content: string;
+      isError: boolean;
+      blocked: boolean;
+      /** How long the command ran, and its exit code (null when it was killed or never ran); absent when blocked. */
+      durationMs?: number;
+      exitCode?: number | null;
+    }
   | { type: 'tool_results'; message: Anthropic.MessageParam }
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
-  | { type: 'warning'; message: string };
+  | { type: 'warning'; message: string }
+  /** A detail for `-v`: shown on stderr only when verbose. */
+  | { type: 'notice'; message: string }
+  /** The final answer, accepted against --json-schema. */
+  | { type: 'structured_answer'; value: unknown };
 
 export type EventSink = (event: RunEvent) => void;
 

@@ -20,7 +20,14 @@ export interface LoopDeps {
   emit: EventSink;
   maxTurns: number;
   signal: AbortSignal;
+  /**
+   * Judges the answer when the model is done (with --json-schema): accept it, send a message back and go on, or give
+   * up. Without it every finished reply is the answer.
+   */
+  finish?: (answer: string) => FinishVerdict;
 }
+
+export type FinishVerdict = { kind: 'accept' } | { kind: 'retry'; message: string } | { kind: 'fail'; message: string };
 
 /** How the loop ended, and how many model calls it made. */
 export type LoopEnd = Outcome & { turns: number };
@@ -35,6 +42,16 @@ export async function agentLoop(messages: Anthropic.MessageParam[], deps: LoopDe
   let continuations = 0;
   const end = (kind: OutcomeKind, stopReason: string | null, message?: string): LoopEnd =>
     ({ kind, stopReason, finalText: text, turns, ...(message ? { message } : {}) });
+  // The model is done: the run ends, unless its answer is sent back to it (then undefined, and the loop goes on).
+  const done = (stopReason: string, lastTurn: boolean): LoopEnd | undefined => {
+    const verdict = deps.finish?.(text) ?? { kind: 'accept' };
+    if (verdict.kind === 'accept') return end('success', stopReason);
+    if (verdict.kind === 'fail') return end('structured_output', stopReason, verdict.message);
+    if (lastTurn) return end('max_turns', stopReason);
+    messages.push({ role: 'user', content: verdict.message });
+    continuations = 0;
+    return undefined;
+  };
 
   for (;;) {
     const fit = deps.context.fit(messages);
@@ -51,13 +68,15 @@ export async function agentLoop(messages: Anthropic.MessageParam[], deps: LoopDe
     messages.push({ role: 'assistant', content: assistantContent(response) });
     const lastTurn = turns >= deps.maxTurns;
 
-    switch (response.stop_reason) {
-      case 'end_turn':
-      case 'stop_sequence':
-        return end('success', response.stop_reason);
+    // Some gateways say tool_use and send no tool call: that is the end of the turn, with its text.
+    const stop = response.stop_reason;
+    if (stop === 'end_turn' || stop === 'stop_sequence' || (stop === 'tool_use' && !hasToolCall(response))) {
+      const ended = done(stop, lastTurn);
+      if (ended) return ended;
+      continue;
+    }
+    switch (stop) {
       case 'tool_use':
-        // Some gateways say tool_use and send no tool call: that is the end of the turn, with its text.
-        if (!response.content.some((block) => block.type === 'tool_use')) return end('success', 'tool_use');
         if (lastTurn) return end('max_turns', 'tool_use');
         messages.push({ role: 'user', content: await runTools(response, deps) });
         deps.emit({ type: 'tool_results', message: messages.at(-1)! });
@@ -94,6 +113,10 @@ async function runTools(response: Anthropic.Message, deps: LoopDeps): Promise<An
     if (block.type === 'tool_use') results.push(await deps.runTool(block, deps.signal));
   }
   return results;
+}
+
+function hasToolCall(response: Anthropic.Message): boolean {
+  return response.content.some((block) => block.type === 'tool_use');
 }
 
 function textOf(response: Anthropic.Message): string {

@@ -7,7 +7,8 @@ export type OutcomeKind =
   | 'context'
   | 'api_error'
   | 'usage'
-  | 'interrupted';
+  | 'interrupted'
+  | 'structured_output';
 
 export interface Outcome {
   kind: OutcomeKind;
@@ -16,8 +17,14 @@ export interface Outcome {
   stopReason: string | null;
   /** A plain sentence for people: why the run did not finish. */
   message?: string;
-  signal?: 'SIGINT' | 'SIGTERM';
+  signal?: StopCause;
 }
+
+/** What stops a run from outside: a signal, or stdout's reader going away (EPIPE), which stops it like a signal. */
+export type StopCause = 'SIGINT' | 'SIGTERM' | 'EPIPE';
+
+/** The exit code of a run stopped from outside: 128 + the signal's number (EPIPE as SIGPIPE would end it). */
+export const STOP_EXIT_CODES: Record<StopCause, number> = { SIGINT: 130, SIGTERM: 143, EPIPE: 141 };
 
 export const SUBTYPES: Record<OutcomeKind, string> = {
   success: 'success',
@@ -28,6 +35,7 @@ export const SUBTYPES: Record<OutcomeKind, string> = {
   api_error: 'error_api',
   usage: 'error_usage',
   interrupted: 'error_interrupted',
+  structured_output: 'error_structured_output',
 };
 
 export function exitCodeFor(outcome: Outcome): number {
@@ -39,7 +47,7 @@ export function exitCodeFor(outcome: Outcome): number {
     case 'api_error':
       return 3;
     case 'interrupted':
-      return outcome.signal === 'SIGTERM' ? 143 : 130;
+      return STOP_EXIT_CODES[outcome.signal ?? 'SIGINT'];
     default:
       return 1;
   }
@@ -50,16 +58,16 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** The reason an AbortSignal carries when the run is stopped by SIGINT or SIGTERM. */
+/** The reason an AbortSignal carries when the run is stopped by SIGINT, SIGTERM or a broken stdout pipe. */
 export class Interrupted extends Error {
   override name = 'Interrupted';
-  constructor(readonly signalName: 'SIGINT' | 'SIGTERM') {
-    super(`Interrupted by ${signalName}`);
+  constructor(readonly signalName: StopCause) {
+    super(signalName === 'EPIPE' ? "Stopped: stdout's reader went away (EPIPE)" : `Interrupted by ${signalName}`);
   }
 }
 
 /** The Outcome of a run stopped through its AbortSignal, from the reason the signal carries. */
 export function stoppedOutcome(signal: AbortSignal, finalText = ''): Outcome {
-  const name = signal.reason instanceof Interrupted ? signal.reason.signalName : 'SIGINT';
-  return { kind: 'interrupted', stopReason: null, finalText, signal: name, message: `Interrupted by ${name}.` };
+  const reason = signal.reason instanceof Interrupted ? signal.reason : new Interrupted('SIGINT');
+  return { kind: 'interrupted', stopReason: null, finalText, signal: reason.signalName, message: `${reason.message}.` };
 }

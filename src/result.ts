@@ -18,6 +18,8 @@ export interface ResultObject {
   commands: number;
   exit_code: number;
   error?: string;
+  /** The answer as a JSON value, with --json-schema. */
+  structured_output?: unknown;
 }
 
 export interface RunFacts {
@@ -29,6 +31,8 @@ export interface RunFacts {
   costUsd: number | undefined;
   durationMs: number;
   apiMs: number;
+  /** The answer accepted against --json-schema; `value` may be any JSON value, null included. */
+  structured?: { value: unknown };
 }
 
 export function buildResult(facts: RunFacts): ResultObject {
@@ -49,6 +53,7 @@ export function buildResult(facts: RunFacts): ResultObject {
     commands: facts.commands,
     exit_code: exitCodeFor(outcome),
     ...(outcome.message ? { error: outcome.message } : {}),
+    ...(facts.structured ? { structured_output: facts.structured.value } : {}),
   };
 }
 

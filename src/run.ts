@@ -1,5 +1,5 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from './cli/config.js';
@@ -10,12 +10,15 @@ import { createModelCall, type ModelStats } from './api/model.js';
 import { agentLoop, type LoopEnd } from './loop.js';
 import { UsageError, type Outcome } from './outcome.js';
 import { buildResult, type ResultObject } from './result.js';
+import { prepareSecrets } from './secrets.js';
 import { Shell } from './shell/exec.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { createBashTool, type GuardCheck } from './tools/bash.js';
 import { createToolbox } from './tools/index.js';
 import { priceFor } from './api/pricing.js';
 import { emptyUsage } from './api/usage.js';
+import { plural } from './plural.js';
+import type { StructuredAnswer } from './structured/index.js';
 
 export interface RunInput {
   config: Config;
@@ -27,6 +30,8 @@ export interface RunInput {
   /** Called with a synchronous function that kills every process the run started; the caller runs it on any exit. */
   registerCleanup: (kill: () => void) => void;
   startedAt: number;
+  /** With --json-schema: the answer's format, already checked. */
+  structured?: StructuredAnswer;
 }
 
 /**
@@ -34,17 +39,21 @@ export interface RunInput {
  * after the configuration was accepted comes back as an Outcome; only a sandbox that cannot start is a UsageError.
  */
 export async function runAgent(input: RunInput): Promise<ResultObject> {
-  const { config, messages, emit, signal } = input;
+  const { config, messages, emit, signal, structured } = input;
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-run-')));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
-  const wrap = config.sandbox ? await sandboxWrapper(config.cwd, runDir) : undefined;
+  const wrap = config.sandbox ? await sandboxWrapper(config, runDir, emit) : undefined;
+  const secrets = prepareSecrets(config);
+  emit({ type: 'notice', message: secrets.notice });
   const shell = new Shell({
     runCwd: config.cwd,
     defaultTimeoutSec: config.timeoutSec,
     maxTimeoutSec: config.maxTimeoutSec,
     spillDir: runDir,
     ...(wrap ? { wrap } : {}),
+    passEnv: secrets.passEnv,
+    ...(secrets.createMask ? { createMask: secrets.createMask } : {}),
   });
   input.registerCleanup(() => shell.killAll());
 
@@ -69,14 +78,15 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     append: config.appendSystemPrompt,
     sandboxed: config.sandbox,
   });
-  const shape: RequestShape = { system: [{ type: 'text', text: system }], tools: toolbox.specs };
-  const callModel = createModelCall({ config, shape, emit: countingEmit, stats });
+  const sections = [system, ...(structured ? [structured.systemSection] : [])];
+  const shape: RequestShape = { system: sections.map((text) => ({ type: 'text', text })), tools: toolbox.specs };
+  const callModel = createModelCall({ config, shape, emit: countingEmit, stats, extras: structured?.extras });
   const context = createContextFitter(new ContextBudget({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }), shape);
 
   messages.push({ role: 'user', content: input.prompt });
   let end: LoopEnd;
   try {
-    end = await agentLoop(messages, { callModel, runTool: toolbox.run, context, emit: countingEmit, maxTurns: config.maxTurns, signal });
+    end = await agentLoop(messages, { callModel, runTool: toolbox.run, context, emit: countingEmit, maxTurns: config.maxTurns, signal, finish: structured?.finish });
   } finally {
     await shell.dispose();
     rmSync(runDir, { recursive: true, force: true });
@@ -90,14 +100,22 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     costUsd: stats.costUsd,
     durationMs: performance.now() - input.startedAt,
     apiMs: stats.apiMs,
+    structured: structured?.accepted(),
   });
 }
 
-async function sandboxWrapper(workDir: string, tmpDir: string) {
-  const { probeSandbox, sandboxWrap } = await import('./shell/sandbox.js');
+async function sandboxWrapper(config: Config, runDir: string, emit: EventSink) {
+  const { probeSandbox, sandboxWrap, homeIsWorkDir } = await import('./shell/sandbox.js');
   const probe = await probeSandbox();
   if (!probe.ok) throw new UsageError(probe.message);
-  return sandboxWrap(probe.bwrapPath, workDir, { tmpDir });
+  const home = homedir();
+  if (homeIsWorkDir(home, config.cwd)) {
+    emit({ type: 'warning', message: '--sandbox: the working directory is the home directory, so the commands see all of it (~/.ssh included); run from a project directory to keep the home hidden.' });
+  }
+  // The run's own home, empty at the start, kept from one command to the next like /tmp.
+  const privateHome = join(runDir, 'home');
+  mkdirSync(privateHome);
+  return sandboxWrap(probe.bwrapPath, config.cwd, { tmpDir: runDir, home, privateHome, expose: config.sandboxExpose });
 }
 
 /** The guard's parser loads on the first command, not at start-up. */
@@ -113,7 +131,7 @@ function createGuardCheck(config: Config, cwd: () => string): GuardCheck {
 function explain(end: LoopEnd, config: Config): Outcome {
   if (end.message) return end;
   const messages: Partial<Record<LoopEnd['kind'], string>> = {
-    max_turns: `Stopped after ${config.maxTurns} model ${config.maxTurns === 1 ? 'call' : 'calls'} (--max-turns) without a finished answer.`,
+    max_turns: `Stopped after ${plural(config.maxTurns, 'model call')} (--max-turns) without a finished answer.`,
     max_tokens: `The reply was still cut off at the output token limit after continuing; raise --max-tokens (now ${config.maxTokens}).`,
     refusal: 'The model declined to continue (stop reason: refusal).',
     context: "The conversation outgrew the model's context window (stop reason: model_context_window_exceeded).",

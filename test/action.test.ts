@@ -74,6 +74,15 @@ describe('action.yml', () => {
     expect(JSON.stringify(second!.body.messages)).toContain(sub);
   });
 
+  it('hands over a structured answer with json-schema, as JSON text and in the summary', async () => {
+    const s = await serve([answer('{"verdict":"approve","reasons":["small diff"]}')]);
+    const schema = '{"type":"object","properties":{"verdict":{"enum":["approve","reject"]},"reasons":{"type":"array","items":{"type":"string"}}},"required":["verdict"]}';
+    const run = await runAction({ prompt: 'review', 'json-schema': schema }, { ...jobEnv(s), ANTHROPIC_API_KEY: KEY }, tempDir());
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.outputs.structured_output!)).toEqual({ verdict: 'approve', reasons: ['small diff'] });
+    expect(run.summary).toContain('```json\n{\n  "verdict": "approve"');
+  });
+
   it('refuses bad inputs with an error annotation and no request', async () => {
     const s = await serve([answer('never')]);
     const bad: Array<Record<string, string>> = [{}, { prompt: 'a', 'prompt-file': 'b' }, { prompt: 'a', sandbox: 'yes' }];

@@ -30,7 +30,7 @@ describe('the packed tarball installed globally', () => {
     expect(readdirSync(join(prefix, 'lib', 'node_modules'))).toEqual(['agent-cli']);
     const installed = join(prefix, 'lib', 'node_modules', 'agent-cli');
     expect(existsSync(join(installed, 'node_modules'))).toBe(false);
-    expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
+    expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'package.json', 'schema']);
     expect(installLog).not.toMatch(/install-scripts|prepare/);
   });
 
@@ -38,7 +38,7 @@ describe('the packed tarball installed globally', () => {
     const installed = join(prefix, 'lib', 'node_modules', 'agent-cli');
     expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
     const notices = readFileSync(join(installed, 'dist', 'THIRD-PARTY-LICENSES.txt'), 'utf8');
-    for (const name of ['@anthropic-ai/sdk', 'commander', 'dotenv', 'ora', 'unbash', 'zx']) {
+    for (const name of ['@anthropic-ai/sdk', 'ajv', 'ajv-formats', 'commander', 'dotenv', 'https-proxy-agent', 'ora', 'unbash', 'zx']) {
       expect(notices).toMatch(new RegExp(`^- ${name.replace('/', '\\/')} \\d+\\.\\d+\\.\\d+ \\(`, 'm'));
     }
     expect(notices).toContain('Apache License');

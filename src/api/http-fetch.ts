@@ -1,30 +1,52 @@
 // The SDK's fetch, over node:http and node:https. Node's own fetch (undici) compiles a WebAssembly HTTP
 // parser on the first response, which costs a one-shot command about 60 ms and 8 MB on every run; a
 // streamed request needs none of what undici adds. Headers and Response still come from Node's globals.
+// Requests go through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY says otherwise; the proxy agents load only
+// when a proxy applies.
 import http from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { isTlsError, ProxyRefused, ProxyUnreachable, TlsFailure } from './network-errors.js';
+import { displayProxy, proxyFor } from './proxy-settings.js';
+
+interface Route {
+  request: typeof http.request;
+  agent: http.Agent;
+  proxy: { url: URL; variable: string } | undefined;
+}
 
 const agents = new Map<string, http.Agent>();
 
-async function transport(protocol: string): Promise<{ request: typeof http.request; agent: http.Agent }> {
-  const module = protocol === 'https:' ? await import('node:https') : http;
-  let agent = agents.get(protocol);
+async function route(url: URL): Promise<Route> {
+  const module = url.protocol === 'https:' ? await import('node:https') : http;
+  const choice = proxyFor(url, process.env);
+  // The configuration refuses a bad proxy setting before any request; this is only a backstop.
+  if (choice.kind === 'invalid') throw new TypeError(choice.problem);
+  const proxy = choice.kind === 'proxy' ? { url: choice.url, variable: choice.variable } : undefined;
+  const key = proxy ? `${url.protocol} via ${proxy.url.href}` : url.protocol;
+  let agent = agents.get(key);
   if (!agent) {
-    agent = new module.Agent({ keepAlive: true });
-    agents.set(protocol, agent);
+    agent = proxy
+      ? (await import('./proxy-agent.js')).createProxyAgent(proxy.url, url.protocol)
+      : new module.Agent({ keepAlive: true });
+    agents.set(key, agent);
   }
-  return { request: module.request as typeof http.request, agent };
+  return { request: module.request as typeof http.request, agent, proxy };
 }
 
 export async function nodeFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const headers: Record<string, string> = {};
   new Headers(init.headers).forEach((value, key) => (headers[key] = value));
-  const { request, agent } = await transport(url.protocol);
+  const { request, agent, proxy } = await route(url);
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) }, resolve);
-    req.on('error', reject);
+    const req = request(url, { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) }, (response) => {
+      if (proxy && response.statusCode === 407) {
+        response.resume();
+        reject(refusal(proxy, url, 407, response.statusMessage ?? '', false));
+      } else resolve(response);
+    });
+    watchProxy(req, url, proxy, reject);
     const body = init.body;
     if (body === undefined || body === null) req.end();
     else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
@@ -42,4 +64,28 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
     statusText: res.statusMessage ?? '',
     headers: out,
   });
+}
+
+/** Turns connection errors into ones that say where they happened: at the proxy, or in TLS with the server. */
+function watchProxy(req: ClientRequest, url: URL, proxy: Route['proxy'], reject: (error: Error) => void): void {
+  let reachedProxy = false;
+  req.on('proxyConnect', (connect: { statusCode?: number; statusText?: string }) => {
+    reachedProxy = true;
+    if (proxy && connect.statusCode !== undefined && connect.statusCode !== 200) {
+      reject(refusal(proxy, url, connect.statusCode, connect.statusText ?? '', true));
+      req.destroy();
+    }
+  });
+  req.on('error', (error: Error) => {
+    if (error.name === 'AbortError') reject(error);
+    else if (isTlsError(error)) reject(new TlsFailure(proxy && !reachedProxy ? `the proxy ${displayProxy(proxy.url)}` : url.origin, error));
+    else if (proxy && !reachedProxy) reject(new ProxyUnreachable(displayProxy(proxy.url), proxy.variable, error));
+    else reject(error);
+  });
+}
+
+function refusal(proxy: NonNullable<Route['proxy']>, url: URL, status: number, statusText: string, tunnel: boolean): ProxyRefused {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const sentCredentials = proxy.url.username !== '' || proxy.url.password !== '';
+  return new ProxyRefused(displayProxy(proxy.url), proxy.variable, `${url.hostname}:${port}`, status, statusText, sentCredentials, tunnel);
 }

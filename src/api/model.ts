@@ -25,6 +25,18 @@ export interface ModelSetup {
   shape: RequestShape;
   emit: EventSink;
   stats: ModelStats;
+  /** More top-level request fields (structured output), owned by whoever asked for them. */
+  extras?: RequestExtras;
+}
+
+/** Top-level fields added to every request, which some endpoints refuse. */
+export interface RequestExtras {
+  fields(): Partial<Anthropic.MessageStreamParams>;
+  /**
+   * Told of each failure that is not retried: true when it says the endpoint refuses these fields, which are then
+   * dropped for the rest of the run, and the call is made again without them.
+   */
+  refused(failure: Extract<ModelFailure, { kind: 'api' }>): boolean;
 }
 
 export type ModelReply = { ok: true; message: Anthropic.Message } | { ok: false; failure: ModelFailure };
@@ -37,11 +49,11 @@ export type CallModel = (messages: Anthropic.MessageParam[], turn: number, signa
  * off so that every retry, including a stream that breaks mid-way (which the SDK never retries), goes through one
  * policy and is announced.
  */
-export function createModelCall({ config, shape, emit, stats }: ModelSetup): CallModel {
+export function createModelCall({ config, shape, emit, stats, extras }: ModelSetup): CallModel {
   let stallWatch: StallWatch | undefined;
   const client = new Messages(
     new BaseAnthropic({
-      ...config.credentials,
+      ...sdkCredentials(config.credentials),
       baseURL: config.baseURL ?? null,
       maxRetries: 0,
       fetch: checkedFetch(nodeFetch, () => stallWatch?.touch()),
@@ -76,16 +88,17 @@ export function createModelCall({ config, shape, emit, stats }: ModelSetup): Cal
   return async (messages, turn, signal) => {
     const parts = { ...shape, messages };
     const { system, tools, messages: sent } = config.cache ? withCacheBreakpoints(parts) : parts;
-    const request = { model: config.model, max_tokens: config.maxTokens, system, tools, messages: sent };
+    const request = () => ({ model: config.model, max_tokens: config.maxTokens, system, tools, messages: sent, ...extras?.fields() });
     emit({ type: 'request_start', turn });
     for (let attemptNo = 1; ; attemptNo++) {
-      const outcome = await attempt(request, signal);
+      const outcome = await attempt(request(), signal);
       if (outcome.ok) {
         emit({ type: 'response', turn, message: outcome.message });
         return outcome;
       }
       const failure = outcome.failure;
       if (failure.kind === 'aborted') return { ok: false, failure };
+      if (failure.kind === 'fatal' && extras?.refused(failure.failure)) continue;
       if (failure.kind === 'fatal') return { ok: false, failure: failure.failure };
       if (attemptNo >= MAX_ATTEMPTS) return { ok: false, failure: gaveUp(failure) };
       const delayMs = retryDelayMs(attemptNo, config.retryBaseDelayMs, failure.retryAfterMs);
@@ -93,6 +106,15 @@ export function createModelCall({ config, shape, emit, stats }: ModelSetup): Cal
       if (!(await sleep(delayMs, signal))) return { ok: false, failure: { kind: 'aborted' } };
     }
   };
+}
+
+/**
+ * SDK 1.x sends an API key as a bearer token; gateways and endpoints built for the x-api-key convention reject that,
+ * so the key goes in x-api-key itself, and exactly one credential goes out.
+ */
+function sdkCredentials(credentials: Config['credentials']) {
+  if ('apiKey' in credentials) return { apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': credentials.apiKey } };
+  return { apiKey: null, authToken: credentials.authToken };
 }
 
 function record(stats: ModelStats, model: string, usage: Anthropic.Usage): void {

@@ -1,6 +1,7 @@
 import { APIConnectionError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk/core/error';
 import { hintForStatus, type ModelFailure } from './failure.js';
 import { UnexpectedResponse } from './response-check.js';
+import { classifyNetworkError } from './network-errors.js';
 
 /**
  * At least 4 attempts in all, per the contract. With the backoff below, 6 attempts span about 15 s, or up to about
@@ -18,6 +19,9 @@ export type FailureClass =
 /** Decides what a failed model call means: retry it, give up with exit 3, or stop because the run was interrupted. */
 export function classifyFailure(error: unknown, signal: AbortSignal): FailureClass {
   if (signal.aborted || error instanceof APIUserAbortError) return { kind: 'aborted' };
+  const network = classifyNetworkError(error);
+  if (network?.kind === 'fatal') return { kind: 'fatal', failure: { kind: 'api', message: network.message, hint: undefined, status: undefined, requestId: undefined } };
+  if (network) return retryable(network.reason);
   if (error instanceof APIError && error.status !== undefined) {
     const status = error.status;
     const shouldRetry = headerOf(error, 'x-should-retry');

@@ -1,15 +1,20 @@
-import { readFileSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
-import { parse as parseDotenv } from 'dotenv';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { UsageError } from '../outcome.js';
 import { validateRule } from '../guard/glob.js';
 import type { GuardPolicy } from '../guard/judge.js';
+import { readCredentials, type Credentials } from './credentials.js';
+import { loadDotenv } from './dotenv-trust.js';
+import { checkNetworkSettings } from './network-config.js';
 
-export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+export type { Credentials } from './credentials.js';
+import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
+import { DEFAULTS, OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
+
+export { OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
+export const DEFAULT_MODEL = DEFAULTS.model;
 /** Below this no system prompt, tool and task fit anyway. */
 const MIN_CONTEXT_WINDOW = 1_024;
-export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The flags as commander hands them over: strings, booleans and lists, not yet checked. */
 export interface RawOptions {
@@ -28,15 +33,18 @@ export interface RawOptions {
   sandbox?: boolean;
   transcript?: string;
   stdin?: boolean;
-  envFile?: string;
+  /** A path, or false for --no-env-file. */
+  envFile?: string | false;
   promptFile?: string;
   quiet?: boolean;
   verbose?: boolean;
   cache?: boolean;
   contextWindow?: string;
+  passEnv?: string[];
+  sandboxExpose?: string[];
+  jsonSchema?: string;
 }
 
-export type Credentials = { apiKey: string } | { authToken: string };
 
 export interface Config {
   model: string;
@@ -59,6 +67,14 @@ export interface Config {
   baseURL: string | undefined;
   retryBaseDelayMs: number;
   streamIdleMs: number;
+  /** Said on stderr as the run starts (an ignored .env setting, say). */
+  warnings: string[];
+  /** Globs of secret-looking variables the commands may see anyway. */
+  passEnv: string[];
+  /** Absolute paths shown read-only under --sandbox. */
+  sandboxExpose: string[];
+  /** --json-schema as given: inline JSON text or a path; read and checked by the structured-answer module. */
+  jsonSchema: string | undefined;
 }
 
 /**
@@ -67,23 +83,25 @@ export interface Config {
  */
 export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.env): Config {
   const cwd = resolveWorkingDirectory(raw.cwd);
-  loadEnvFile(raw.envFile, cwd, env);
+  const dotenv = loadDotenv(raw.envFile, cwd, env);
+  const originOf = (name: string) => dotenv.origins.get(name) ?? 'the environment';
 
-  const timeoutSec = positiveInt('--timeout', raw.timeout, 120);
-  const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, 600);
+  const timeoutSec = positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
+  const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, DEFAULTS.maxTimeoutSec);
   if (timeoutSec > maxTimeoutSec) {
     throw new UsageError(`--timeout (${timeoutSec}) is larger than --max-timeout (${maxTimeoutSec}).`);
   }
-  const outputFormat = raw.outputFormat ?? 'text';
+  const outputFormat = raw.outputFormat ?? DEFAULTS.outputFormat;
   if (!isOutputFormat(outputFormat)) {
     throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
   }
   if (raw.quiet && raw.verbose) throw new UsageError('--quiet and --verbose cannot be used together.');
 
+  const baseURL = readBaseURL(env);
   return {
     model: nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL,
-    maxTurns: positiveInt('--max-turns', raw.maxTurns, 100),
-    maxTokens: positiveInt('--max-tokens', raw.maxTokens, 16_000),
+    maxTurns: positiveInt('--max-turns', raw.maxTurns, DEFAULTS.maxTurns),
+    maxTokens: positiveInt('--max-tokens', raw.maxTokens, DEFAULTS.maxTokens),
     timeoutSec,
     maxTimeoutSec,
     cwd,
@@ -96,11 +114,15 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     quiet: Boolean(raw.quiet),
     verbose: Boolean(raw.verbose),
     cache: raw.cache !== false,
-    contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, 200_000), '--context-window'),
-    credentials: readCredentials(env),
-    baseURL: readBaseURL(env),
-    retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, 500),
-    streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, 180_000),
+    contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, DEFAULTS.contextWindow), '--context-window'),
+    credentials: readCredentials(env, originOf),
+    baseURL,
+    retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, DEFAULTS.retryBaseDelayMs),
+    streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, DEFAULTS.streamIdleMs),
+    warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins)],
+    passEnv: checkPassEnv(raw.passEnv),
+    sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env),
+    jsonSchema: nonEmpty(raw.jsonSchema, '--json-schema'),
   };
 }
 
@@ -122,30 +144,6 @@ function resolveWorkingDirectory(dir: string | undefined): string {
   }
   if (!isDirectory) throw new UsageError(`Working directory ${path} is not a directory.`);
   return path;
-}
-
-function loadEnvFile(explicit: string | undefined, cwd: string, env: NodeJS.ProcessEnv): void {
-  const path = explicit === undefined ? resolve(cwd, '.env') : isAbsolute(explicit) ? explicit : resolve(explicit);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if (explicit === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new UsageError(`Cannot read env file ${path}: ${(error as Error).message}`);
-  }
-  for (const [name, value] of Object.entries(parseDotenv(text))) {
-    if (env[name] === undefined) env[name] = value;
-  }
-}
-
-function readCredentials(env: NodeJS.ProcessEnv): Credentials {
-  const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
-  if (apiKey) return { apiKey };
-  const authToken = nonEmpty(env.ANTHROPIC_AUTH_TOKEN);
-  if (authToken) return { authToken };
-  throw new UsageError(
-    'No credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token), in the environment or in a .env file.',
-  );
 }
 
 function readBaseURL(env: NodeJS.ProcessEnv): string | undefined {

@@ -1,4 +1,4 @@
-import { Interrupted } from '../outcome.js';
+import { Interrupted, STOP_EXIT_CODES, type StopCause } from '../outcome.js';
 
 /** An interrupted run must be gone within 2 s; this is how long the orderly path may take before the process just exits. */
 const INTERRUPT_DEADLINE_MS = 1_800;
@@ -12,19 +12,27 @@ export function installSignalHandlers(controller: AbortController, cleanup: () =
   let received = 0;
   for (const name of ['SIGINT', 'SIGTERM'] as const) {
     process.on(name, () => {
-      const code = name === 'SIGTERM' ? 143 : 130;
       received++;
       if (received > 1) {
         cleanup();
-        process.exit(code);
+        process.exit(STOP_EXIT_CODES[name]);
       }
-      controller.abort(new Interrupted(name));
-      setTimeout(() => {
-        cleanup();
-        process.exit(code);
-      }, INTERRUPT_DEADLINE_MS).unref();
+      stopRun(controller, name, cleanup);
     });
   }
+}
+
+/**
+ * Stops the run from outside (a signal, or stdout's reader gone): aborts it so that it ends the orderly way, and
+ * exits anyway if that takes longer than the deadline. Only the first cause counts.
+ */
+export function stopRun(controller: AbortController, cause: StopCause, cleanup: () => void): void {
+  if (controller.signal.aborted) return;
+  controller.abort(new Interrupted(cause));
+  setTimeout(() => {
+    cleanup();
+    process.exit(STOP_EXIT_CODES[cause]);
+  }, INTERRUPT_DEADLINE_MS).unref();
 }
 
 /** The promise's value, or undefined as soon as the signal aborts (the promise is left to settle unobserved). */

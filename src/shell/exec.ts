@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
 import { OutputCleaner } from './clean-output.js';
 import { OutputCapture } from './output-capture.js';
 import { killMarked, ProcessGroups } from './process-groups.js';
-import { nonInteractiveEnv } from './shell-env.js';
+import type { TextFilter } from './secret-mask.js';
+import { nonInteractiveEnv, type PassEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
 import type { GroupRunResult, StreamName } from './spawn-group.js';
 
@@ -25,6 +26,10 @@ export interface ShellOptions {
    * `stateDir` is the shell's private bookkeeping directory; a sandbox must bind it writable.
    */
   wrap?: (argv: string[], ctx: { cwd: string; stateDir: string }) => string[];
+  /** Which secret-looking variables reach the commands anyway (--pass-env); none by default. */
+  passEnv?: PassEnv;
+  /** A fresh secret mask for each command's output; everything downstream sees only masked text. */
+  createMask?: () => TextFilter;
 }
 
 export interface RunOptions {
@@ -142,6 +147,7 @@ export class Shell {
       maxChars: this.maxChars,
       spillDir: this.options.spillDir ?? os.tmpdir(),
       ...(runOptions.onOutput ? { onOutput: runOptions.onOutput } : {}),
+      ...(this.options.createMask ? { mask: this.options.createMask() } : {}),
     });
     const cleaners: Record<StreamName, OutputCleaner> = { stdout: new OutputCleaner(), stderr: new OutputCleaner() };
 
@@ -151,7 +157,7 @@ export class Shell {
       outcome = await runInGroup({
         argv,
         cwd,
-        env: { ...nonInteractiveEnv(process.env, cwd), BASH_ENV: files.prologue, [SHELL_ID_VARIABLE]: this.id },
+        env: { ...nonInteractiveEnv(process.env, cwd, this.options.passEnv), BASH_ENV: files.prologue, [SHELL_ID_VARIABLE]: this.id },
         timeoutMs: timeoutSec * 1000,
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
         killGraceMs: KILL_GRACE_MS,

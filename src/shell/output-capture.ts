@@ -1,6 +1,7 @@
 import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import type { TextFilter } from './secret-mask.js';
 import { HeadTailBuffer, headTail } from './truncate.js';
 
 /**
@@ -8,11 +9,14 @@ import { HeadTailBuffer, headTail } from './truncate.js';
  * memory; past that, everything (including what was already held) is streamed to a spill file, so
  * the model can be told where the full output is. Writes are synchronous and chunked by the pipe,
  * which throttles the reader to the disk's pace instead of queueing unbounded buffers.
+ * With a `mask`, text goes through it first, so the model, the spill file and the preview see only masked text.
  */
 export interface CaptureOptions {
   maxChars: number;
   spillDir: string;
   onOutput?: (text: string) => void;
+  /** Applied before anything else sees the text (secret masking). */
+  mask?: TextFilter;
 }
 
 export interface CapturedOutput {
@@ -33,6 +37,10 @@ export class OutputCapture {
   }
 
   write(text: string): void {
+    this.take(this.options.mask ? this.options.mask.push(text) : text);
+  }
+
+  private take(text: string): void {
     if (text.length === 0) return;
     const heldBefore = this.buffer.whole;
     this.buffer.push(text);
@@ -54,6 +62,7 @@ export class OutputCapture {
 
   /** Close the spill file and format the result. Call once. */
   finish(): CapturedOutput {
+    if (this.options.mask) this.take(this.options.mask.end());
     this.closeSpill();
     const outputChars = this.buffer.chars;
     const { text } = headTail(this.buffer.snapshot(), {

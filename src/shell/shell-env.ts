@@ -1,9 +1,26 @@
 /**
- * The environment commands run with: the agent's own environment plus settings that keep
- * every common tool from waiting on a keyboard, opening a pager or painting the terminal.
- * (The command also has no controlling terminal and stdin is /dev/null; these cover tools that
- * would otherwise block, loop on retries, or print progress bars and colour codes.)
+ * The environment commands run with: the agent's own environment without its secrets, plus
+ * settings that keep every common tool from waiting on a keyboard, opening a pager or painting
+ * the terminal. (The command also has no controlling terminal and stdin is /dev/null; these cover
+ * tools that would otherwise block, loop on retries, or print progress bars and colour codes.)
  */
+import { isApiCredential, looksSecret } from './secret-names.js';
+
+/** Says which secret-looking variables the user lets through (`--pass-env`). */
+export type PassEnv = (name: string) => boolean;
+
+export interface WithheldVariable {
+  name: string;
+  value: string;
+}
+
+export interface SplitEnvironment {
+  kept: Record<string, string>;
+  /** Sorted by name. */
+  withheld: WithheldVariable[];
+}
+
+const PASS_NONE: PassEnv = () => false;
 
 /** Always set: a pager, an editor or a prompt would hang a non-interactive run. */
 const FORCED: Readonly<Record<string, string>> = {
@@ -57,11 +74,21 @@ const DEFAULTS: Readonly<Record<string, string>> = {
 /** Removed: they would force colour back on. */
 const REMOVED = ['CLICOLOR_FORCE'] as const;
 
-export function nonInteractiveEnv(base: NodeJS.ProcessEnv, cwd: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(base)) {
-    if (value !== undefined) env[key] = value;
+/** The API credentials always go to `withheld`; other secrets too unless `passEnv` lets them through. */
+export function splitEnvironment(base: NodeJS.ProcessEnv, passEnv: PassEnv = PASS_NONE): SplitEnvironment {
+  const kept: Record<string, string> = {};
+  const withheld: WithheldVariable[] = [];
+  for (const [name, value] of Object.entries(base)) {
+    if (value === undefined) continue;
+    if (isApiCredential(name) || (looksSecret(name, value) && !passEnv(name))) withheld.push({ name, value });
+    else kept[name] = value;
   }
+  withheld.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { kept, withheld };
+}
+
+export function nonInteractiveEnv(base: NodeJS.ProcessEnv, cwd: string, passEnv: PassEnv = PASS_NONE): Record<string, string> {
+  const env = splitEnvironment(base, passEnv).kept;
   for (const key of REMOVED) delete env[key];
   for (const [key, value] of Object.entries(DEFAULTS)) {
     if (env[key] === undefined) env[key] = value;

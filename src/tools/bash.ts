@@ -53,7 +53,16 @@ export function createBashTool({ shell, guard, maxTimeoutSec, defaultTimeoutSec,
         signal,
         onOutput: (text) => emit({ type: 'tool_output', id: toolUseId, text }),
       });
-      emit({ type: 'tool_end', id: toolUseId, command, content: result.text, isError: result.isError, blocked: false });
+      emit({
+        type: 'tool_end',
+        id: toolUseId,
+        command,
+        content: result.text,
+        isError: result.isError,
+        blocked: false,
+        durationMs: result.durationMs,
+        exitCode: result.exitCode,
+      });
       return { content: result.text, isError: result.isError };
     },
   };

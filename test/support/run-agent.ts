@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkedOutput, jsonModeOf } from './output-schema.js';
 import type { RecordedRequest, Turn } from './server.js';
 
 export const AGENT_BIN = resolve(import.meta.dirname, '../../bin/agent');
@@ -26,6 +27,11 @@ export interface AgentOptions {
   nodeArgs?: string[];
   /** Another `agent` to run than this checkout's bin/agent: an installed one, say. */
   bin?: string;
+  /**
+   * In json and stream-json modes every line printed is checked against the published schemas in schema/ (the run's
+   * promise rejects otherwise); false turns that off, for a test that looks at broken output on purpose.
+   */
+  checkOutput?: boolean;
 }
 
 /** A clean environment: nothing from the developer's own Anthropic settings leaks into a test. */
@@ -37,6 +43,8 @@ export function baseEnv(serverUrl: string): Record<string, string> {
     ANTHROPIC_BASE_URL: serverUrl,
     ANTHROPIC_API_KEY: 'test-key',
     AGENT_RETRY_BASE_MS: '10',
+    // The suite's own temporary directory (test/support/temp-root.ts), so that what a run leaves behind is seen.
+    TMPDIR: tmpdir(),
   };
 }
 
@@ -73,13 +81,37 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       child.stdin?.destroy();
+      try {
+        checkJsonOutput(args, options, { code, stdout });
+      } catch (error) {
+        return reject(error);
+      }
       resolvePromise({ code, signal, stdout, stderr, durationMs: performance.now() - started });
     });
   });
 }
 
+/** A run that ended on its own (not killed, not cut off by a closed pipe) printed whole lines, each valid against schema/. */
+function checkJsonOutput(args: string[], options: AgentOptions, run: { code: number | null; stdout: string }): void {
+  const mode = jsonModeOf(args);
+  const printsHelp = args.some((arg) => ['-h', '--help', '-V', '--version'].includes(arg));
+  if (mode === undefined || options.checkOutput === false || printsHelp || run.code === null || run.code === 141) return;
+  checkedOutput(run.stdout, mode);
+}
+
+const madeDirs = new Set<string>();
+
+/** A new temporary directory, removed after the test file that made it (test/support/remove-temp-dirs.ts). */
 export function tempDir(prefix = 'agent-test-'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  madeDirs.add(dir);
+  return dir;
+}
+
+/** Removes every directory tempDir() made so far. */
+export function removeTempDirs(): void {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+  madeDirs.clear();
 }
 
 /** A turn in which the model asks for one command. */

@@ -106,11 +106,20 @@ export interface ServerOptions {
   onExhausted?: Turn;
   /** If set, 401 unless the request carries this x-api-key / Authorization: Bearer. */
   requireAuth?: { apiKey?: string; bearer?: string };
+  /** Serve https with this key and certificate (see tls.ts) instead of plain http. */
+  tls?: { key: string; cert: string };
+  /**
+   * output_config and tool `strict`: checked against the schema subset the real API accepts ('supported', the
+   * default), refused as unknown fields with a 400 as some third-party endpoints do ('rejected'), or ignored.
+   */
+  structuredOutputs?: import('./server-structured.js').StructuredOutputs;
 }
 
 export interface TestServer {
-  /** http://127.0.0.1:PORT, without /v1. */
+  /** http://127.0.0.1:PORT (https:// with the tls option), without /v1. */
   url: string;
+  /** TCP connections accepted so far, those that never got to a request (a failed TLS handshake) included. */
+  connections(): number;
   /** Every request received, in order, rejected ones included. */
   requests: RecordedRequest[];
   validRequests(): RecordedRequest[];

@@ -2,6 +2,7 @@
 // first failure it finds, or undefined when the request passes.
 
 import { cacheControlCount, countTokens } from './server-tokens.js';
+import { checkStructuredOutputs, type StructuredOutputs } from './server-structured.js';
 import type { ApiFailure } from './server-types.js';
 
 type JsonObject = Record<string, unknown>;
@@ -28,6 +29,7 @@ export interface ValidateOptions {
   requireMaxTokens: boolean;
   contextWindow?: number;
   charsPerToken: number;
+  structuredOutputs: StructuredOutputs;
 }
 
 export function validateMessagesRequest(body: unknown, options: ValidateOptions): ApiFailure | undefined {
@@ -37,7 +39,8 @@ export function validateMessagesRequest(body: unknown, options: ValidateOptions)
     checkSystem(body['system']) ??
     checkTools(body['tools']) ??
     checkMessages(body['messages'] as unknown[]) ??
-    checkCacheBreakpoints(body);
+    checkCacheBreakpoints(body) ??
+    checkStructuredOutputs(body, options.structuredOutputs);
   if (message !== undefined) return invalid(message);
   if (options.contextWindow !== undefined) {
     const tokens = countTokens(body, options.charsPerToken);

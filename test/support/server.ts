@@ -4,6 +4,7 @@
 // server-tokens.ts.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { TurnPlayer } from './server-play.js';
 import { CacheSimulator, countTokens, DEFAULT_CHARS_PER_TOKEN } from './server-tokens.js';
@@ -55,10 +56,9 @@ function checkAuth(req: IncomingMessage, required: ServerOptions['requireAuth'])
   const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1];
   if (!apiKey && !bearer) return { status: 401, type: 'authentication_error', message: 'x-api-key header is required' };
   if (!required) return undefined;
-  // SDK 1.x sends an API key as a bearer token too, so a required API key is accepted either way.
+  // An API key goes in x-api-key and a token in Authorization: Bearer, as the contract says.
   const accepted =
-    (required.apiKey !== undefined && (apiKey === required.apiKey || bearer === required.apiKey)) ||
-    (required.bearer !== undefined && bearer === required.bearer);
+    (required.apiKey !== undefined && apiKey === required.apiKey) || (required.bearer !== undefined && bearer === required.bearer);
   return accepted ? undefined : { status: 401, type: 'authentication_error', message: 'invalid x-api-key' };
 }
 
@@ -132,6 +132,7 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
       requireMaxTokens: isMessages,
       ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
       charsPerToken,
+      structuredOutputs: options.structuredOutputs ?? 'supported',
     });
     if (failure) return reject(record, res, failure, requestId);
 
@@ -143,7 +144,7 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
     await player.play(takeTurn(), record, res, requestId);
   }
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       process.stderr.write(`\n*** test server: internal error: ${error instanceof Error ? error.stack : String(error)} ***\n\n`);
       if (!res.headersSent) {
@@ -153,8 +154,11 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
         res.destroy();
       }
     });
-  });
-  server.on('connection', (socket) => {
+  };
+  const server = options.tls ? createTlsServer(options.tls, onRequest) : createServer(onRequest);
+  let connections = 0;
+  server.on('connection', (socket: Socket) => {
+    connections += 1;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -165,7 +169,8 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    connections: () => connections,
     requests,
     validRequests: () => requests.filter((request) => request.rejected === undefined),
     rejections: () => requests.filter((request) => request.rejected !== undefined),

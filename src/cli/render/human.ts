@@ -1,115 +1,184 @@
 import type { RunEvent } from '../../events.js';
+import type { ResultObject } from '../../result.js';
+import { answerRule, commandStatus, oneLine, preview, summaryLine } from './format.js';
+import type { Spinner } from './spinner.js';
 import type { Style } from './style.js';
-
-const PREVIEW_LINES = 4;
-const PREVIEW_WIDTH = 160;
-const ECHO_WIDTH = 200;
 
 export interface HumanOptions {
   write: (text: string) => void;
   style: Style;
   quiet: boolean;
   verbose: boolean;
-  /** A spinner while waiting for the model; only given when stderr is a terminal. */
-  spinner?: { start(text: string): void; stop(): void };
+  /** stderr is a terminal: the answer rule and the closing summary are shown. */
+  terminal: boolean;
+  /** The terminal's width, for the rule. */
+  columns: number;
+  /** Only where the cursor may move: stderr is a terminal that is not dumb. */
+  spinner?: Spinner;
   /**
    * When stdout and stderr lead to the same place, the final answer would show twice, so the model's text is held
    * until its reply ends and shown only if the reply goes on to call a tool.
    */
   holdText: boolean;
+  /** stderr is a terminal: an answer accepted against --json-schema is shown pretty-printed there. */
+  prettyAnswer?: boolean;
 }
 
-/** stderr is for people: the spinner, each command as `$ command` with a preview of its output, the model's narration, warnings. */
-export function createHumanRenderer(options: HumanOptions): (event: RunEvent) => void {
-  const { write, style, quiet, verbose, spinner } = options;
-  let heldText = '';
-  let textBlock = -1;
-  let atLineStart = true;
-  let liveOutput = false;
+type ToolEnd = Extract<RunEvent, { type: 'tool_end' }>;
 
-  const print = (text: string) => {
-    if (text === '') return;
-    spinner?.stop();
-    write(text);
-    atLineStart = text.endsWith('\n');
-  };
-  const endLine = () => {
-    if (!atLineStart) print('\n');
-  };
+export function createHumanRenderer(options: HumanOptions): HumanRenderer {
+  return new HumanRenderer(options);
+}
 
-  return (event) => {
-    if (event.type === 'warning') {
-      endLine();
-      print(style.yellow(`warning: ${event.message}\n`));
-      return;
-    }
+/**
+ * stderr is for people: each command as `$ command` with a preview of its output, the model's narration, warnings.
+ * On a terminal, the one line that may be redrawn is the spinner's, and it is only ever drawn at the start of an empty
+ * line: text once written is never moved over or erased.
+ */
+export class HumanRenderer {
+  private heldText = '';
+  private textBlock = -1;
+  private atLineStart = true;
+  private liveOutput = false;
+  /** What the spinner shows, while it shows something: it comes back under anything printed meanwhile. */
+  private live: { label: string; since: number } | undefined;
+  /** The command shown on the spinner line, not printed yet. */
+  private pendingEcho: string | undefined;
+
+  constructor(private readonly options: HumanOptions) {}
+
+  readonly onEvent = (event: RunEvent): void => {
+    if (event.type === 'warning') return this.notice(`warning: ${event.message}`);
     if (event.type === 'retry') {
-      endLine();
-      print(style.yellow(`retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt} of ${event.maxAttempts}): ${event.reason}\n`));
-      return;
+      return this.notice(`retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt} of ${event.maxAttempts}): ${event.reason}`);
     }
-    if (quiet) return;
+    if (this.options.quiet) return;
     switch (event.type) {
+      case 'notice':
+        if (this.options.verbose) this.print(this.options.style.dim(`${event.message}\n`));
+        return;
       case 'request_start':
-        heldText = '';
-        textBlock = -1;
-        spinner?.start('Waiting for the model…');
-        break;
-      case 'text_delta': {
-        // Separate text blocks of one reply (text, a tool call, more text) as lines of their own.
-        const text = textBlock !== -1 && event.block !== textBlock ? `\n${event.text}` : event.text;
-        textBlock = event.block;
-        if (options.holdText) heldText += text;
-        else print(style.dim(text));
-        break;
-      }
+        this.heldText = '';
+        this.textBlock = -1;
+        return this.showLive('Waiting for the model…');
+      case 'text_delta':
+        return this.onText(event.text, event.block);
       case 'response':
-        spinner?.stop();
-        if (options.holdText && event.message.stop_reason !== 'end_turn' && event.message.stop_reason !== 'stop_sequence') {
-          print(style.dim(heldText));
-        }
-        heldText = '';
-        endLine();
-        break;
+        return this.onResponse(event.message.stop_reason);
       case 'tool_start':
-        endLine();
-        print(`${style.cyan('$')} ${style.bold(verbose ? event.command : oneLine(event.command, ECHO_WIDTH))}\n`);
-        liveOutput = false;
-        break;
+        return this.onToolStart(event.command);
       case 'tool_output':
-        if (verbose) {
-          liveOutput = true;
-          print(event.text);
-        }
-        break;
+        if (!this.options.verbose) return;
+        this.liveOutput = true;
+        return this.print(event.text);
+      case 'structured_answer':
+        if (this.options.prettyAnswer) this.print(`${JSON.stringify(event.value, null, 2)}\n`);
+        return;
       case 'tool_end':
-        if (liveOutput) endLine();
-        if (event.blocked) print(style.red(`  ✗ ${event.content}\n`));
-        else if (!verbose) print(preview(event.content, style, event.isError));
-        else if (!liveOutput) print(`${event.content}\n`);
-        break;
+        return this.onToolEnd(event);
     }
   };
-}
 
-function oneLine(command: string, width: number): string {
-  const lines = command.split('\n');
-  const first = lines[0] ?? '';
-  const cut = first.length > width ? `${first.slice(0, width - 1)}…` : first;
-  return lines.length > 1 ? `${cut} … (+${lines.length - 1} lines)` : cut;
-}
-
-function preview(content: string, style: Style, isError: boolean): string {
-  const lines = content.replace(/\n+$/, '').split('\n');
-  const shown = lines.slice(0, PREVIEW_LINES).map((line) => `  ${style.dim('│')} ${clip(line)}`);
-  if (lines.length > PREVIEW_LINES) {
-    const last = lines.at(-1) ?? '';
-    shown.push(`  ${style.dim(`│ … ${lines.length - PREVIEW_LINES} more lines in the result`)}`);
-    if (isError) shown.push(`  ${style.dim('│')} ${style.red(clip(last))}`);
+  /** The run is over: the spinner goes, a command still on it is written out, the line is ended. */
+  end(): void {
+    this.clearLive();
+    if (this.pendingEcho !== undefined) this.print(this.echo(this.pendingEcho));
+    this.pendingEcho = undefined;
+    this.endLine();
   }
-  return `${shown.join('\n')}\n`;
-}
 
-function clip(line: string): string {
-  return line.length > PREVIEW_WIDTH ? `${line.slice(0, PREVIEW_WIDTH - 1)}…` : line;
+  /** Just before the answer goes to stdout on this same terminal: a rule on stderr that sets it apart. */
+  beforeAnswer(): void {
+    if (this.options.quiet || !this.options.terminal) return;
+    this.print(`${this.options.style.dim(answerRule(this.options.columns))}\n`);
+  }
+
+  /** The closing line on a terminal: turns, commands, time, cost. */
+  summary(result: ResultObject): void {
+    if (this.options.quiet || !this.options.terminal) return;
+    this.print(`${this.options.style.dim(summaryLine(result))}\n`);
+  }
+
+  private onText(text: string, block: number): void {
+    // Separate text blocks of one reply (text, a tool call, more text) as lines of their own.
+    const piece = this.textBlock !== -1 && block !== this.textBlock ? `\n${text}` : text;
+    this.textBlock = block;
+    if (this.options.holdText) {
+      this.heldText += piece;
+      return;
+    }
+    this.clearLive();
+    this.print(this.options.style.dim(piece));
+  }
+
+  private onResponse(stopReason: string | null): void {
+    this.clearLive();
+    if (this.options.holdText && stopReason !== 'end_turn' && stopReason !== 'stop_sequence') {
+      this.print(this.options.style.dim(this.heldText));
+    }
+    this.heldText = '';
+    this.endLine();
+  }
+
+  private onToolStart(command: string): void {
+    this.liveOutput = false;
+    if (this.options.spinner && !this.options.verbose) {
+      this.pendingEcho = command;
+      this.showLive(`$ ${oneLine(command)}`);
+    } else {
+      this.endLine();
+      this.print(this.echo(command));
+    }
+  }
+
+  private onToolEnd(event: ToolEnd): void {
+    const { style, verbose } = this.options;
+    const status = commandStatus(event.durationMs, event.exitCode, style);
+    if (this.pendingEcho !== undefined) {
+      this.clearLive();
+      this.print(this.echo(this.pendingEcho, event.blocked ? '' : status));
+      this.pendingEcho = undefined;
+    } else if (this.liveOutput) {
+      this.endLine();
+    }
+    if (event.blocked) return this.print(style.red(`  ✗ ${event.content}\n`));
+    if (!verbose) this.print(preview(event.content, style, event.isError, event.exitCode));
+    else if (!this.liveOutput) this.print(`${event.content}\n`);
+    // Where the echo was written as the command started, how it ended comes after its output.
+    if ((!this.options.spinner || verbose) && status) this.print(`  ${style.dim('└')} ${status}\n`);
+  }
+
+  private echo(command: string, status = ''): string {
+    const { style, verbose } = this.options;
+    return `${style.cyan('$')} ${style.bold(verbose ? command : oneLine(command))}${status ? `  ${status}` : ''}\n`;
+  }
+
+  private notice(text: string): void {
+    this.endLine();
+    this.print(this.options.style.yellow(`${text}\n`));
+  }
+
+  private print(text: string): void {
+    if (text === '') return;
+    const { spinner } = this.options;
+    spinner?.stop();
+    this.options.write(text);
+    this.atLineStart = text.endsWith('\n');
+    if (this.live && this.atLineStart) spinner?.start(this.live.label, this.live.since);
+  }
+
+  private endLine(): void {
+    if (!this.atLineStart) this.print('\n');
+  }
+
+  private showLive(label: string): void {
+    this.endLine();
+    this.live = { label, since: performance.now() };
+    this.options.spinner?.start(this.live.label, this.live.since);
+  }
+
+  private clearLive(): void {
+    this.live = undefined;
+    this.options.spinner?.stop();
+  }
 }

@@ -1,0 +1,79 @@
+import { fanOut, type EventSink } from '../events.js';
+import { STOP_EXIT_CODES } from '../outcome.js';
+import type { ResultObject } from '../result.js';
+import type { Transcript } from '../transcript.js';
+import type { Config } from './config.js';
+import { createHumanRenderer, type HumanRenderer } from './render/human.js';
+import { createStreamJsonRenderer, resultLine, textAnswer } from './render/json.js';
+import { colourWanted, createStyle } from './render/style.js';
+import { stdoutIsStderr, writeStderr, type Stdout } from './streams.js';
+
+export interface Output {
+  emit: EventSink;
+  /** Shows how the run ended and writes its result to stdout; resolves with the exit code. */
+  finish(result: ResultObject): Promise<number>;
+}
+
+const FALLBACK_COLUMNS = 80;
+
+/**
+ * Where a run's events go: people's view on stderr, stream-json lines on stdout, the transcript. The result itself is
+ * written by finish(), which also says what went wrong with stdout.
+ */
+export async function openOutput(
+  config: Config,
+  stdout: Stdout,
+  transcript: Transcript | undefined,
+  registerCleanup: (cleanup: () => void) => void,
+): Promise<Output> {
+  const stderr = process.stderr;
+  const terminal = Boolean(stderr.isTTY);
+  const columns = terminal && stderr.columns > 0 ? stderr.columns : FALLBACK_COLUMNS;
+  const style = createStyle(colourWanted(stderr, process.env));
+  // A terminal that reports no width (some pseudo-terminals) would send ora's line clearing into a loop.
+  const cursorMoves = terminal && stderr.columns > 0 && process.env.TERM !== 'dumb' && !config.quiet;
+  const spinner = cursorMoves ? await (await import('./render/spinner.js')).createSpinner(stderr, style, columns) : undefined;
+  if (spinner) registerCleanup(() => spinner.stop());
+  const sameDestination = stdoutIsStderr();
+  const human = createHumanRenderer({
+    write: writeStderr,
+    style,
+    quiet: config.quiet,
+    verbose: config.verbose,
+    terminal,
+    columns,
+    holdText: sameDestination,
+    prettyAnswer: terminal,
+    ...(spinner ? { spinner } : {}),
+  });
+  const sinks: EventSink[] = [human.onEvent];
+  if (config.outputFormat === 'stream-json') {
+    sinks.push(createStreamJsonRenderer(stdout.write, { model: config.model, cwd: config.cwd, tools: ['bash'] }));
+  }
+  if (transcript) sinks.push(transcript.onEvent);
+  return {
+    emit: fanOut(...sinks),
+    finish: (result) => finish(result, { config, stdout, human, answerOnScreen: sameDestination && terminal }),
+  };
+}
+
+async function finish(
+  result: ResultObject,
+  { config, stdout, human, answerOnScreen }: { config: Config; stdout: Stdout; human: HumanRenderer; answerOnScreen: boolean },
+): Promise<number> {
+  human.end();
+  // Stopped because stdout's reader went away: silently, as a program killed by SIGPIPE would be.
+  if (stdout.failure()?.kind === 'broken_pipe' || result.exit_code === STOP_EXIT_CODES.EPIPE) return STOP_EXIT_CODES.EPIPE;
+  if (result.error) writeStderr(`agent: ${result.error}\n`);
+  const text = config.outputFormat === 'text' ? (result.is_error ? '' : `${textAnswer(result)}\n`) : resultLine(result);
+  if (text !== '' && answerOnScreen && config.outputFormat !== 'stream-json') human.beforeAnswer();
+  await stdout.flush(text);
+  const failure = stdout.failure();
+  if (failure?.kind === 'broken_pipe') return STOP_EXIT_CODES.EPIPE;
+  if (failure) {
+    writeStderr(`agent: cannot write the result to stdout: ${failure.message}\n`);
+    return 1;
+  }
+  human.summary(result);
+  return result.exit_code;
+}

@@ -1,0 +1,83 @@
+import { Command, CommanderError } from 'commander';
+import type { RawOptions } from './config.js';
+import { DEFAULTS, OUTPUT_FORMATS } from './defaults.js';
+import { helpEpilogue } from './help-text.js';
+
+/**
+ * The command line: usage, the flags in groups, then examples, environment and exit codes. A flag is one line in its
+ * group; defaults come from defaults.ts, which the configuration reads too.
+ */
+export function buildProgram(version: string): Command {
+  const program = new Command('agent')
+    .description('A one-shot coding agent: gives a model a bash tool and runs it until the task is done.')
+    .usage('[options] [--] <prompt...>')
+    .argument('[prompt...]', 'the task; without words, the prompt is read from stdin');
+
+  program
+    .optionsGroup('Model and limits:')
+    .option('-m, --model <id>', `model id (default: MODEL_ID, then ANTHROPIC_MODEL, then ${DEFAULTS.model})`)
+    .option('--max-turns <n>', withDefault('at most n model calls; reaching it is exit 1', DEFAULTS.maxTurns))
+    .option('--max-tokens <n>', withDefault('max_tokens of each model call', DEFAULTS.maxTokens))
+    .option('--context-window <tokens>', withDefault("the model's context window, for budgeting", DEFAULTS.contextWindow))
+    .option('--system-prompt <text>', 'replace the built-in system prompt')
+    .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--no-cache', 'send no prompt-caching breakpoints');
+
+  program
+    .optionsGroup('Input and output:')
+    .option('-f, --prompt-file <path>', 'read the prompt from a file (- for stdin)')
+    .option('--no-stdin', 'never read stdin as context')
+    .option('--output-format <format>', withDefault(OUTPUT_FORMATS.join(', '), DEFAULTS.outputFormat))
+    .option('--json-schema <schema>', 'the final answer must be JSON valid against this schema: inline JSON, or a file')
+    .option('--transcript <file>', 'write the whole run as JSONL')
+    .option('-q, --quiet', 'only warnings and errors on stderr')
+    .option('-v, --verbose', 'full command output on stderr');
+
+  program
+    .optionsGroup('Commands and safety:')
+    .option('-C, --cwd <dir>', 'working directory of the run (default: the current directory)')
+    .option('-t, --timeout <seconds>', withDefault('per-command time limit', DEFAULTS.timeoutSec))
+    .option('--max-timeout <seconds>', withDefault('the longest time limit the model may ask for', DEFAULTS.maxTimeoutSec))
+    .option('--allow <rule>', 'allow-list rule (repeatable): only commands matching a rule run', collect)
+    .option('--deny <rule>', 'extra deny rule (repeatable)', collect)
+    .option('--dangerously-skip-guard', 'turn off the built-in deny rules (--allow and --deny still apply)')
+    .option('--sandbox', 'run every command under bubblewrap: read-only system, no network')
+    .option('--sandbox-expose <path>', 'under --sandbox, show a path of the hidden home read-only (repeatable)', collect)
+    .option('--pass-env <glob>', 'let secret-looking variables that match through to the commands (repeatable)', collect);
+
+  program
+    .optionsGroup('Configuration:')
+    .option('--env-file <path>', 'dotenv file to load (default: .env in the working directory)')
+    .option('--no-env-file', 'load no dotenv file');
+
+  program
+    .optionsGroup('Other:')
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show this help');
+
+  return program
+    .addHelpText('after', () => helpEpilogue())
+    .showHelpAfterError('(run agent --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(`agent: ${text.replace(/^error: /, '')}`) });
+}
+
+/** The prompt words and raw options, or commander's error when it already answered (help, version, bad flag). */
+export function parseArguments(argv: string[], version: string): { words: string[]; raw: RawOptions } | CommanderError {
+  const program = buildProgram(version);
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error;
+    throw error;
+  }
+  return { words: program.args, raw: program.opts<RawOptions>() };
+}
+
+function withDefault(description: string, value: string | number): string {
+  return `${description} (default: ${value})`;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

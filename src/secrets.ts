@@ -1,0 +1,46 @@
+import type { Config } from './cli/config.js';
+import { compileGlob } from './guard/glob.js';
+import { MIN_SECRET_LENGTH, secretPatterns, SecretMasker, type SecretValue, type TextFilter } from './shell/secret-mask.js';
+import { splitEnvironment, type PassEnv } from './shell/shell-env.js';
+
+/** What a run needs to keep secrets away from the model: which variables pass, and a mask for the output. */
+export interface RunSecrets {
+  passEnv: PassEnv;
+  /** Undefined when there is nothing long enough to mask. */
+  createMask: (() => TextFilter) | undefined;
+  /** For `-v`: the names withheld, never the values. */
+  notice: string;
+}
+
+export function prepareSecrets(config: Config, env: NodeJS.ProcessEnv = process.env): RunSecrets {
+  const passEnv = passEnvPredicate(config.passEnv);
+  const { withheld } = splitEnvironment(env, passEnv);
+  const credential: SecretValue =
+    'apiKey' in config.credentials
+      ? { name: 'ANTHROPIC_API_KEY', value: config.credentials.apiKey }
+      : { name: 'ANTHROPIC_AUTH_TOKEN', value: config.credentials.authToken };
+  const patterns = secretPatterns([...withheld, credential]);
+  return {
+    passEnv,
+    createMask: patterns.length === 0 ? undefined : () => new SecretMasker(patterns),
+    notice: describeWithheld(withheld.map((variable) => variable.name), withheld.filter(isShort).map((variable) => variable.name)),
+  };
+}
+
+function passEnvPredicate(globs: string[]): PassEnv {
+  const patterns = globs.flatMap((glob) => {
+    const compiled = compileGlob(glob);
+    return compiled.ok ? [compiled.regexp] : [];
+  });
+  return patterns.length === 0 ? () => false : (name) => patterns.some((pattern) => pattern.test(name));
+}
+
+function isShort(variable: SecretValue): boolean {
+  return variable.value.trim().length < MIN_SECRET_LENGTH;
+}
+
+function describeWithheld(names: string[], short: string[]): string {
+  if (names.length === 0) return "withheld from the commands' environment: none";
+  const shortNote = short.length === 0 ? '' : `; too short to mask in output (under ${MIN_SECRET_LENGTH} characters): ${short.join(', ')}`;
+  return `withheld from the commands' environment: ${names.join(', ')}${shortNote}`;
+}
