@@ -224,6 +224,19 @@ describe('model, credentials and configuration', () => {
     ]);
   });
 
+  it("ignores the SDK's own credential chain: a local profile neither fails the run nor adds a credential", async () => {
+    const home = tempDir();
+    mkdirSync(join(home, '.config', 'anthropic', 'configs'), { recursive: true });
+    const s = await serve([answer('1'), answer('2')]);
+    const missing = await runAgent(['x'], s.url, { env: { HOME: home, ANTHROPIC_PROFILE: 'no-such-profile' } });
+    expect(missing.code).toBe(0);
+    const config = { authentication: { type: 'oidc_federation', federation_rule_id: 'r' }, organization_id: 'o', base_url: 'http://127.0.0.1:9' };
+    writeFileSync(join(home, '.config', 'anthropic', 'configs', 'default.json'), JSON.stringify(config));
+    const profiled = await runAgent(['x'], s.url, { env: { HOME: home, ANTHROPIC_IDENTITY_TOKEN: 'identity' } });
+    expect(profiled.code).toBe(0);
+    expect(s.validRequests().map((r) => [r.headers['x-api-key'], r.headers.authorization])).toEqual([['test-key', undefined], ['test-key', undefined]]);
+  });
+
   it('never shows the credentials to commands', async () => {
     const s = await serve([bash('echo "key=[${ANTHROPIC_API_KEY:-}]"'), answerWithLastResult()]);
     const run = await runAgent(['x'], s.url, { env: { ANTHROPIC_API_KEY: 'secret-key' } });

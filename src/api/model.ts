@@ -52,7 +52,7 @@ export type CallModel = (messages: Anthropic.MessageParam[], turn: number, signa
 export function createModelCall({ config, shape, emit, stats, extras }: ModelSetup): CallModel {
   let stallWatch: StallWatch | undefined;
   const client = new Messages(
-    new BaseAnthropic({
+    new OwnCredentialsClient({
       ...sdkCredentials(config.credentials),
       baseURL: config.baseURL ?? null,
       maxRetries: 0,
@@ -106,6 +106,17 @@ export function createModelCall({ config, shape, emit, stats, extras }: ModelSet
       if (!(await sleep(delayMs, signal))) return { ok: false, failure: { kind: 'aborted' } };
     }
   };
+}
+
+/**
+ * A client that takes its credential from us alone. Without this, a client given no apiKey or authToken (as below,
+ * where the key travels in x-api-key) resolves the SDK's default credential chain on its first request: it reads
+ * local profile files, which costs start-up time and may supply another credential or even another base URL.
+ */
+class OwnCredentialsClient extends BaseAnthropic {
+  protected override _shouldResolveDefaultCredentials(): boolean {
+    return false;
+  }
 }
 
 /**
