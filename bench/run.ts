@@ -1,6 +1,7 @@
 // `npm run bench`: measures the built CLI (bin/agent) against the local test server and prints
 // each figure beside its target. The same figures go to bench/results/latest.json.
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,6 +11,16 @@ import type { Figure } from './figures.js';
 import { measurePerTurn, measureStartup } from './startup.js';
 
 const RESULTS_DIR = resolve(import.meta.dirname, 'results');
+
+/** The bin directory of an official Node.js of that major version (fetched once), or undefined where there is none. */
+function fetchNode(major: number): string | undefined {
+  try {
+    return execFileSync(process.execPath, [resolve(import.meta.dirname, '../scripts/fetch-node.mjs'), String(major)], { encoding: 'utf8' }).trim();
+  } catch {
+    process.stderr.write(`bench: no Node ${major} to measure with; its start-up figures are left out\n`);
+    return undefined;
+  }
+}
 const STARTUP_REPETITIONS = 21;
 const PER_TURN_PAIRS = 15;
 const FLOOD_RUNS = 3;
@@ -50,6 +61,11 @@ async function main(): Promise<void> {
   };
   try {
     await step('start-up (node floor, --version, first request)', () => measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp }));
+    const node24 = fetchNode(24);
+    if (node24) {
+      const node = { binDir: node24, name: 'Node 24', firstRequestTarget: 2.2 };
+      await step('start-up on Node 24', () => measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp, node }));
+    }
     await step('per-turn overhead', () => measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp }));
     await step('peak memory under 1 GB of output', () => measureFloodRss(FLOOD_RUNS, tmp));
     await step('token bill with and without caching', () => measureCachingBill(tmp));

@@ -27,6 +27,8 @@ export interface AgentOptions {
   /** Called once the process has started, e.g. to send it a signal later. */
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
   nodeArgs?: string[];
+  /** Another `agent` to run than this checkout's bin/agent: an installed one, say. */
+  bin?: string;
   /**
    * In json and stream-json modes every line printed is checked against the published schemas in schema/ (the run's
    * promise rejects otherwise); false turns that off, for a test that looks at broken output on purpose.
@@ -63,8 +65,8 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
   const stdinMode = options.stdin === undefined || options.stdin === 'ignore' ? 'ignore' : 'pipe';
   // Run through the shebang, as a user would; node flags (for memory limits, say) need node itself.
   const [command, argv] = options.nodeArgs
-    ? [process.execPath, [...options.nodeArgs, '--', AGENT_BIN, ...args]]
-    : [AGENT_BIN, args];
+    ? [process.execPath, [...options.nodeArgs, '--', options.bin ?? AGENT_BIN, ...args]]
+    : [options.bin ?? AGENT_BIN, args];
   const child = spawn(command, argv, {
     cwd: options.cwd ?? tempDir(),
     env,
