@@ -20,6 +20,8 @@ const { metafile } = await build({
   minify: process.env.AGENT_BUILD_DEBUG ? false : true,
   legalComments: 'none',
   define: { AGENT_VERSION: JSON.stringify(version) },
+  // The SDK's Headers, Response and FormData: light stand-ins, so that no run loads Node's fetch (undici).
+  inject: ['./scripts/fetch-globals.mjs'],
   // The proxy agents' debug output can carry credentials: see scripts/silent-debug.mjs.
   alias: { debug: './scripts/silent-debug.mjs' },
   // Some bundled CommonJS dependencies call require(); give the ESM bundle one.

@@ -1,21 +1,26 @@
 // The SDK's fetch, over node:http and node:https. Node's own fetch (undici) compiles a WebAssembly HTTP
 // parser on the first response, which costs a one-shot command about 60 ms and 8 MB on every run; a
-// streamed request needs none of what undici adds. Headers and Response still come from Node's globals.
+// streamed request needs none of what undici adds. Headers and Response are light stand-ins
+// (light-fetch-types.ts), and node:http is loaded through require: Node 24's ES-module wrapper of it
+// reads every export, and some of them load undici.
 // Requests go through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY says otherwise; the proxy agents load only
 // when a proxy applies.
-import http from 'node:http';
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { LightHeaders, LightResponse } from './light-fetch-types.js';
 import { isTlsError, ProxyRefused, ProxyUnreachable, TlsFailure } from './network-errors.js';
 import { displayProxy, proxyFor } from './proxy-settings.js';
 
+const http: typeof import('node:http') = createRequire(import.meta.url)('node:http');
+
 interface Route {
   request: typeof http.request;
-  agent: http.Agent;
+  agent: Agent;
   proxy: { url: URL; variable: string } | undefined;
 }
 
-const agents = new Map<string, http.Agent>();
+const agents = new Map<string, Agent>();
 
 async function route(url: URL): Promise<Route> {
   const module = url.protocol === 'https:' ? await import('node:https') : http;
@@ -37,7 +42,7 @@ async function route(url: URL): Promise<Route> {
 export async function nodeFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, key) => (headers[key] = value));
+  new LightHeaders(init.headers as Iterable<[string, string]> | Record<string, string> | undefined).forEach((value, key) => (headers[key] = value));
   const { request, agent, proxy } = await route(url);
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(url, { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) }, (response) => {
@@ -52,18 +57,15 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
     else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
     else reject(new TypeError('nodeFetch: only string and byte bodies are supported'));
   });
-  const out = new Headers();
+  const out = new LightHeaders();
   for (const [key, value] of Object.entries(res.headers)) {
     if (value !== undefined) out.set(key, Array.isArray(value) ? value.join(', ') : value);
   }
   const status = res.statusCode ?? 0;
   const noBody = status === 204 || status === 304 || init.method === 'HEAD';
   if (noBody) res.resume();
-  return new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
-    status,
-    statusText: res.statusMessage ?? '',
-    headers: out,
-  });
+  const body = noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+  return new LightResponse(body, { status, statusText: res.statusMessage ?? '', headers: out }) as unknown as Response;
 }
 
 /** Turns connection errors into ones that say where they happened: at the proxy, or in TLS with the server. */

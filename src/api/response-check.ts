@@ -5,6 +5,8 @@
  * every chunk of the body counts as a sign of life for the stall watch, `ping` events included, which the SDK
  * drops before any event we could listen to.
  */
+import { LightHeaders, LightResponse } from './light-fetch-types.js';
+
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 const SHOWN_BYTES = 300;
@@ -38,7 +40,8 @@ export function checkedFetch(fetch: Fetch, onBytes: () => void): Fetch {
         },
       }),
     );
-    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const headers = response.headers as unknown as LightHeaders;
+    return new LightResponse(counted, { status: response.status, statusText: response.statusText, headers }) as unknown as Response;
   };
 }
 

@@ -1,0 +1,168 @@
+/**
+ * Light stand-ins for the fetch API's Headers and Response. Node defines those globals lazily, and the first use of
+ * one loads its whole fetch implementation (undici): about 20 ms on Node 20 and 30 ms on Node 24, on every run of a
+ * program whose requests go over node:http anyway. The bundle points the SDK's references to these globals at the
+ * classes here (esbuild's `inject`, scripts/fetch-globals.mjs). They behave as the fetch standard says for what the
+ * SDK and our own fetch use; test/light-fetch-types.test.ts holds them against Node's own.
+ */
+
+type HeaderPairs = Iterable<readonly [string, string]>;
+export type LightHeadersInit = HeaderPairs | Record<string, string | undefined> | null | undefined;
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
+
+export class LightHeaders {
+  readonly #values = new Map<string, string>();
+  readonly #cookies: string[] = [];
+
+  constructor(init?: LightHeadersInit) {
+    if (init === null || init === undefined) return;
+    if (Symbol.iterator in init) {
+      for (const pair of init as HeaderPairs) {
+        if (pair.length !== 2) throw new TypeError('Headers: each pair must hold a name and a value');
+        this.append(pair[0], pair[1]);
+      }
+      return;
+    }
+    for (const [name, value] of Object.entries(init)) {
+      if (value === undefined) continue;
+      this.append(name, value);
+    }
+  }
+
+  append(name: string, value: string): void {
+    const key = checkedName(name);
+    const text = checkedValue(value);
+    if (key === 'set-cookie') this.#cookies.push(text);
+    const old = this.#values.get(key);
+    this.#values.set(key, old === undefined ? text : `${old}, ${text}`);
+  }
+
+  set(name: string, value: string): void {
+    const key = checkedName(name);
+    const text = checkedValue(value);
+    if (key === 'set-cookie') this.#cookies.splice(0, this.#cookies.length, text);
+    this.#values.set(key, text);
+  }
+
+  get(name: string): string | null {
+    return this.#values.get(checkedName(name)) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.#values.has(checkedName(name));
+  }
+
+  delete(name: string): void {
+    const key = checkedName(name);
+    if (key === 'set-cookie') this.#cookies.length = 0;
+    this.#values.delete(key);
+  }
+
+  getSetCookie(): string[] {
+    return [...this.#cookies];
+  }
+
+  forEach(callback: (value: string, name: string, headers: LightHeaders) => void, thisArg?: unknown): void {
+    for (const [name, value] of this) callback.call(thisArg, value, name, this);
+  }
+
+  /** Sorted by name, as the standard says; every Set-Cookie on its own. */
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of [...this.#values.keys()].sort()) {
+      if (name === 'set-cookie') for (const cookie of this.#cookies) yield [name, cookie];
+      else yield [name, this.#values.get(name)!];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Headers';
+  }
+}
+
+function checkedName(name: string): string {
+  const text = String(name);
+  if (!TOKEN.test(text)) throw new TypeError(`Headers: invalid header name '${text}'`);
+  return text.toLowerCase();
+}
+
+/** Leading and trailing HTTP white space goes; NUL, CR and LF are refused. */
+function checkedValue(value: string): string {
+  const text = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+  if (FORBIDDEN_IN_VALUE.test(text)) throw new TypeError('Headers: invalid header value');
+  return text;
+}
+
+export interface LightResponseInit {
+  status?: number;
+  statusText?: string;
+  headers?: LightHeaders | LightHeadersInit;
+}
+
+/** A response whose body is a web ReadableStream, read at most once, as the SDK reads one. */
+export class LightResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: LightHeaders;
+  readonly ok: boolean;
+  readonly url = '';
+  readonly redirected = false;
+  readonly type = 'basic';
+  readonly #body: ReadableStream<Uint8Array> | null;
+  #used = false;
+
+  constructor(body: ReadableStream<Uint8Array> | null = null, init: LightResponseInit = {}) {
+    this.#body = body;
+    this.status = init.status ?? 200;
+    this.statusText = init.statusText ?? '';
+    this.headers = init.headers instanceof LightHeaders ? init.headers : new LightHeaders(init.headers);
+    this.ok = this.status >= 200 && this.status <= 299;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#body;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.#bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  async text(): Promise<string> {
+    return new TextDecoder().decode(await this.#bytes());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async #bytes(): Promise<Uint8Array> {
+    if (this.#used || this.#body?.locked) throw new TypeError('Response: the body has already been read');
+    this.#used = true;
+    if (this.#body === null) return new Uint8Array(0);
+    const chunks: Uint8Array[] = [];
+    const reader = this.#body.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+    return Buffer.concat(chunks);
+  }
+}
+
+/** The SDK only asks whether a request body is `instanceof FormData`; ours never is. */
+export class NoFormData {}
