@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const input = (name) => (process.env[`INPUT_${name}`] ?? '').trim();
@@ -21,7 +21,8 @@ function flagOf(name) {
 }
 
 function agentArguments() {
-  const args = ['--output-format', 'json', '--no-stdin'];
+  const workingDirectory = resolve(input('WORKING_DIRECTORY') || '.');
+  const args = ['--output-format', 'json', '--no-stdin', '--cwd', workingDirectory];
   const option = (flag, name) => {
     if (input(name) !== '') args.push(flag, input(name));
   };
@@ -36,7 +37,7 @@ function agentArguments() {
   const promptFile = input('PROMPT_FILE');
   if (prompt !== '' && promptFile !== '') fail('Give prompt or prompt-file, not both.');
   if (prompt === '' && promptFile === '') fail('No task: give the prompt input, or prompt-file.');
-  if (promptFile !== '') args.push('--prompt-file', promptFile);
+  if (promptFile !== '') args.push('--prompt-file', resolve(workingDirectory, promptFile));
   else args.push('--', prompt);
   return args;
 }
@@ -51,13 +52,13 @@ function agentEnvironment() {
 
 function runAgent(args) {
   const bin = join(process.env.GITHUB_ACTION_PATH ?? resolve(import.meta.dirname, '..'), 'bin', 'agent');
-  const cwd = resolve(input('WORKING_DIRECTORY') || '.');
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--', bin, ...args], { cwd, env: agentEnvironment(), stdio: ['ignore', 'pipe', 'inherit'] });
+    // The agent itself checks the working directory (--cwd), so a missing one is its usage error, with a result.
+    const child = spawn(process.execPath, ['--', bin, ...args], { env: agentEnvironment(), stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
     child.on('error', (error) => fail(`cannot start the agent: ${error.message}`));
-    child.on('close', (code, signal) => done({ code: code ?? (signal ? 128 : 1), stdout }));
+    child.on('close', (code, signal) => done({ code: code ?? 128 + (constants.signals[signal] ?? 0), stdout }));
   });
 }
 
@@ -84,6 +85,7 @@ function summary(result, code) {
   return `${lines.join('\n')}\n`;
 }
 
+const failOnError = flagOf('FAIL_ON_ERROR') !== 'false';
 const args = agentArguments();
 const { code, stdout } = await runAgent(args);
 let result;
@@ -104,7 +106,7 @@ setOutputs({
   result_file: resultFile,
 });
 if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, summary(result, code));
-if (code !== 0 && flagOf('FAIL_ON_ERROR') !== 'false') {
+if (code !== 0 && failOnError) {
   process.stdout.write(`::error title=agent::${(result?.error ?? `the agent exited with status ${code}`).replace(/\r?\n/g, ' ')}\n`);
   process.exit(code);
 }

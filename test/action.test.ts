@@ -1,9 +1,9 @@
 // The GitHub Action, run step by step from action.yml as a runner would run it, against the test server.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACTION_ROOT, loadAction, parseOutputFile, runAction } from './support/action-runner.js';
-import { answer, bash, tempDir } from './support/run-agent.js';
+import { answer, answerWithLastResult, bash, tempDir } from './support/run-agent.js';
 import type { TestServer } from './support/server.js';
 import { useServer } from './support/use-server.js';
 
@@ -83,9 +83,39 @@ describe('action.yml', () => {
     expect(run.summary).toContain('```json\n{\n  "verdict": "approve"');
   });
 
+  it('passes the budgets on and hands over the session id, which a later run resumes', async () => {
+    const s = await serve([bash('sleep 20'), answer('second step done')]);
+    const workspace = tempDir();
+    const env = { ...jobEnv(s), ANTHROPIC_API_KEY: KEY };
+    const first = await runAction({ prompt: 'slow task', 'max-duration': '1', 'max-budget-usd': '5', model: 'claude-sonnet-4-5', 'fail-on-error': 'false' }, env, workspace);
+    expect(first.code).toBe(0);
+    expect(first.outputs).toMatchObject({ subtype: 'error_max_duration', exit_code: '1' });
+    expect(first.outputs.session_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const second = await runAction({ prompt: 'go on', args: `--resume\n${first.outputs.session_id}` }, env, workspace);
+    expect(second.code).toBe(0);
+    expect(second.outputs).toMatchObject({ result: 'second step done', session_id: first.outputs.session_id });
+  });
+
+  it.skipIf(!existsSync('/usr/bin/bwrap'))('runs with sandbox: true, the commands under bubblewrap', async () => {
+    const s = await serve([bash('touch /etc/agent-sandbox-test 2>&1 || echo read-only'), answerWithLastResult()]);
+    const run = await runAction({ prompt: 'try', sandbox: 'true' }, { ...jobEnv(s), ANTHROPIC_API_KEY: KEY }, tempDir());
+    expect(run.steps.map((step) => step.skipped)).toEqual([false, false, false]);
+    expect(run.code).toBe(0);
+    expect(run.outputs.result).toMatch(/read-only|Read-only file system/);
+  });
+
+  it('a missing working-directory is the agent\'s own usage error, with every output written', async () => {
+    const s = await serve([answer('never')]);
+    const run = await runAction({ prompt: 'x', 'working-directory': '/no/such/dir' }, { ...jobEnv(s), ANTHROPIC_API_KEY: KEY }, tempDir());
+    expect(run.code).toBe(2);
+    expect(run.outputs).toMatchObject({ subtype: 'error_usage', exit_code: '2' });
+    expect(run.steps.at(-1)!.stdout).toContain('Working directory /no/such/dir does not exist.');
+    expect(s.requests).toEqual([]);
+  });
+
   it('refuses bad inputs with an error annotation and no request', async () => {
     const s = await serve([answer('never')]);
-    const bad: Array<Record<string, string>> = [{}, { prompt: 'a', 'prompt-file': 'b' }, { prompt: 'a', sandbox: 'yes' }];
+    const bad: Array<Record<string, string>> = [{}, { prompt: 'a', 'prompt-file': 'b' }, { prompt: 'a', sandbox: 'yes' }, { prompt: 'a', 'fail-on-error': 'no' }];
     for (const inputs of bad) {
       const run = await runAction(inputs, { ...jobEnv(s), ANTHROPIC_API_KEY: KEY }, tempDir());
       expect(run.code).toBe(2);

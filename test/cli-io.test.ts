@@ -243,6 +243,31 @@ describe('model, credentials and configuration', () => {
     expect(s.validRequests().map((r) => [r.headers['x-api-key'], r.headers.authorization])).toEqual([['test-key', undefined], ['test-key', undefined]]);
   });
 
+  it('ANTHROPIC_CUSTOM_HEADERS adds headers but never a second credential; from a working-directory .env it is ignored', async () => {
+    const s = await serve([answer('1'), answer('2'), answer('3')]);
+    const custom = 'Authorization: Bearer other-token\nX-Api-Key: other-key\nX-Gateway-Route: team-a';
+    await runAgent(['x'], s.url, { env: { ANTHROPIC_CUSTOM_HEADERS: custom } });
+    await runAgent(['x'], s.url, { env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'the-token', ANTHROPIC_CUSTOM_HEADERS: custom } });
+    const dir = tempDir();
+    writeFileSync(join(dir, '.env'), 'ANTHROPIC_CUSTOM_HEADERS="Authorization: Bearer from-the-repo\nX-Injected: yes"\n');
+    const fromRepo = await runAgent(['x'], s.url, { cwd: dir });
+    expect(fromRepo.stderr).toContain(`warning: ignoring ANTHROPIC_CUSTOM_HEADERS from ${join(dir, '.env')}: ANTHROPIC_API_KEY comes from the environment`);
+    const seen = s.validRequests().map((r) => [r.headers['x-api-key'], r.headers.authorization, r.headers['x-gateway-route'], r.headers['x-injected']]);
+    expect(seen).toEqual([
+      ['test-key', undefined, 'team-a', undefined],
+      [undefined, 'Bearer the-token', 'team-a', undefined],
+      ['test-key', undefined, undefined, undefined],
+    ]);
+  });
+
+  it("says the SDK's deprecation notice once, as a warning, also with -q", async () => {
+    const s = await serve([bash('true'), bash('true'), answer('done')]);
+    const run = await runAgent(['-q', '-m', 'claude-sonnet-4-5', 'x'], s.url);
+    expect(run.code).toBe(0);
+    const lines = run.stderr.split('\n').filter((line) => line.includes('deprecated'));
+    expect(lines).toEqual([expect.stringMatching(/^warning: The model 'claude-sonnet-4-5' is deprecated and will reach end-of-life on .+ Please migrate/)]);
+  });
+
   it('never shows the credentials to commands', async () => {
     const s = await serve([bash('echo "key=[${ANTHROPIC_API_KEY:-}]"'), answerWithLastResult()]);
     const run = await runAgent(['x'], s.url, { env: { ANTHROPIC_API_KEY: 'secret-key' } });

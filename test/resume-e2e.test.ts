@@ -1,5 +1,5 @@
 // Continuing a session through the real binary, after every kind of ending: --resume and --continue.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { numberedLinesCommand } from './support/bench-workloads.js';
@@ -58,7 +58,7 @@ describe('--resume and --continue', () => {
     expect(textOf(mergedMessages(lastRequest(s))[0]!.blocks)).toBe('second task');
   });
 
-  it('after --max-turns: the unanswered tool call is answered as interrupted, and the API accepts the conversation', async () => {
+  it('after --max-turns: the unanswered tool call is answered as never run, and the API accepts the conversation', async () => {
     const where = place();
     const s = await serve([bash('touch made-it'), answer('finished'), answer('again')]);
     const first = await agent(s, where, ['--max-turns', '1', 'make it']);
@@ -67,15 +67,16 @@ describe('--resume and --continue', () => {
     const id = resultOf(first).session_id;
     const second = await agent(s, where, ['-r', id, 'go on']);
     expect(second.code).toBe(0);
-    expect(second.stderr).toMatch(/cut off during 1 command; the model is told it was interrupted/);
+    expect(second.stderr).toMatch(/ended \(error_max_turns\) before running 1 command the model asked for; the model is told it was not run/);
+    expect(existsSync(join(where.cwd, 'made-it'))).toBe(false);
     expect(shapeOf(lastRequest(s))).toEqual(['user: text', 'assistant: tool_use', 'user: tool_result text']);
     const resumed = mergedMessages(lastRequest(s)).at(-1)!.blocks;
-    expect(resumed[0]).toMatchObject({ type: 'tool_result', is_error: true, content: expect.stringMatching(/^Interrupted: the previous run stopped/) });
+    expect(resumed[0]).toMatchObject({ type: 'tool_result', is_error: true, content: 'Not run: the previous run ended (error_max_turns) before this command started.' });
     expect(s.rejections()).toEqual([]);
     // The results the model was given are in the session file, so the next load needs no repair.
     const third = await agent(s, where, ['-r', id, 'and again']);
     expect(third.code).toBe(0);
-    expect(third.stderr).not.toMatch(/interrupted/);
+    expect(third.stderr).not.toMatch(/interrupted|not run/);
   });
 
   it('after SIGINT mid-command: the killed command\'s partial output is in the session, and the run goes on from it', async () => {

@@ -69,9 +69,9 @@ describe('what --resume and --continue cannot continue', () => {
 });
 
 describe('what is said, and the run goes on', () => {
-  it('a truncated last line: left out, said so, and the rest continues', async () => {
+  it('a truncated last line: left out, said so, and the rest continues, again and again', async () => {
     const where = place();
-    const s = await serve([answer('first'), answer('second')]);
+    const s = await serve([answer('first'), answer('second'), answer('third'), answer('fourth')]);
     const id = resultOf(await agent(s, where, ['one'])).session_id;
     const path = sessionPathOf(where.state, id);
     writeFileSync(path, `${readFileSync(path, 'utf8')}{"type":"message","ts":"2026-01-01T00:00:00Z","message":{"role":"user","con`);
@@ -80,6 +80,13 @@ describe('what is said, and the run goes on', () => {
     expect(run.stderr).toContain(`warning: the last line of ${path} is incomplete (the run writing it was killed, or is writing it still) and is left out.`);
     const texts = mergedMessages(s.validRequests()[1]!).map((message) => message.blocks.map((block) => block.text).join('|'));
     expect(texts).toEqual(['one', 'first', 'two']);
+    // The cut-off line is gone from the file, so the next continuations load it whole.
+    const third = await agent(s, where, ['-r', id, 'three']);
+    expect([third.code, third.stderr]).toEqual([0, expect.not.stringContaining('incomplete')]);
+    const fourth = await agent(s, where, ['-c', 'four']);
+    expect(fourth.code).toBe(0);
+    const last = mergedMessages(s.validRequests()[3]!).map((message) => message.blocks.map((block) => block.text).join('|'));
+    expect(last).toEqual(['one', 'first', 'two', 'second', 'three', 'third', 'four']);
   });
 
   it('a session from another working directory: said so, and the run works in the current one', async () => {

@@ -8,6 +8,7 @@ import type { ModelFailure } from './failure.js';
 import { nodeFetch } from './http-fetch.js';
 import { requestCostUsd } from './pricing.js';
 import { checkedFetch } from './response-check.js';
+import { routeSdkWarnings } from './sdk-warnings.js';
 import { classifyFailure, MAX_ATTEMPTS, retryDelayMs, type FailureClass } from './retry.js';
 import { watchForStall, type StallWatch } from './stall-watch.js';
 import { addUsage, type UsageTotals } from './usage.js';
@@ -50,6 +51,7 @@ export type CallModel = (messages: Anthropic.MessageParam[], turn: number, signa
  * policy and is announced.
  */
 export function createModelCall({ config, shape, emit, stats, extras }: ModelSetup): CallModel {
+  routeSdkWarnings(emit);
   let stallWatch: StallWatch | undefined;
   const client = new Messages(
     new OwnCredentialsClient({
@@ -124,8 +126,11 @@ class OwnCredentialsClient extends BaseAnthropic {
  * so the key goes in x-api-key itself, and exactly one credential goes out.
  */
 function sdkCredentials(credentials: Config['credentials']) {
-  if ('apiKey' in credentials) return { apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': credentials.apiKey } };
-  return { apiKey: null, authToken: credentials.authToken };
+  // null removes a header of that name, so ANTHROPIC_CUSTOM_HEADERS (which the SDK reads itself) cannot add another.
+  if ('apiKey' in credentials) {
+    return { apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': credentials.apiKey, authorization: null } };
+  }
+  return { apiKey: null, authToken: null, defaultHeaders: { authorization: `Bearer ${credentials.authToken}`, 'x-api-key': null } };
 }
 
 function record(stats: ModelStats, model: string, usage: Anthropic.Usage): void {

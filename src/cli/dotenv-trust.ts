@@ -1,14 +1,15 @@
 // Loads the dotenv file. It only fills in what the real environment lacks. A `.env` found in the working
 // directory belongs to the repository being worked on, so it may not send a credential from elsewhere
-// to another server: its ANTHROPIC_BASE_URL and proxy settings are then ignored, with a warning.
+// to another server or send more with it: its ANTHROPIC_BASE_URL, ANTHROPIC_CUSTOM_HEADERS and proxy settings are
+// then ignored, with a warning.
 // A file named with --env-file is trusted like the environment.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { UsageError } from '../outcome.js';
 
-/** Settings that decide where the credential is sent. */
-const REDIRECTING = ['ANTHROPIC_BASE_URL', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+/** Settings that decide where the credential is sent, and what goes with it. */
+const REDIRECTING = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_CUSTOM_HEADERS', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
 export interface LoadedDotenv {
   /** The file each variable it set came from. */

@@ -6,6 +6,9 @@ const EXAMPLES: Array<[command: string, comment: string]> = [
   ['agent -f task.md --transcript run.jsonl', 'the prompt from a file, the whole run logged'],
   ["agent --allow 'git *' --allow 'npm test*' \"Fix the tests\"", 'only commands matching a rule run'],
   ['agent --output-format json "Summarise TODO.md" > result.json', 'a result object for scripts and CI'],
+  ['agent --json-schema verdict.json "Review the diff" | jq .verdict', 'an answer that matches a JSON Schema'],
+  ['agent -c "now also update the docs"', 'go on with the last session of this directory'],
+  ['agent --max-budget-usd 2 --max-duration 900 "Fix the build"', 'at most $2 and 15 minutes'],
   ['agent -- "-v: what does this flag do in ls?"', 'after --, everything is prompt'],
 ];
 
@@ -14,6 +17,10 @@ const ENVIRONMENT: Array<[name: string, meaning: string]> = [
   ['ANTHROPIC_AUTH_TOKEN', 'a bearer token, when ANTHROPIC_API_KEY is unset'],
   ['ANTHROPIC_BASE_URL', 'any Anthropic-compatible endpoint (without /v1)'],
   ['MODEL_ID, ANTHROPIC_MODEL', 'the model, when --model is not given'],
+  ['ANTHROPIC_CUSTOM_HEADERS', 'extra request headers, one "Name: value" a line'],
+  ['HTTPS_PROXY, HTTP_PROXY, NO_PROXY', 'the proxy for API requests, as curl reads them'],
+  ['NODE_EXTRA_CA_CERTS', 'a PEM file of extra certificate authorities to trust'],
+  ['XDG_STATE_HOME', 'where sessions are saved (default ~/.local/state)'],
   ['NO_COLOR', 'when not empty: no colour on stderr'],
   ['FORCE_COLOR', 'colour on stderr even off a terminal; 0: none'],
   ['AGENT_DEBUG', 'when set: stack traces for internal errors'],
@@ -21,7 +28,7 @@ const ENVIRONMENT: Array<[name: string, meaning: string]> = [
 
 const EXIT_CODES: Array<[code: string, meaning: string]> = [
   ['0', 'the model finished and its answer was printed'],
-  ['1', 'no finished answer (a limit, a refusal), or the result not written'],
+  ['1', 'no finished answer (a limit, a budget, a refusal), or the result not written'],
   ['2', 'usage or configuration error; no request was sent'],
   ['3', 'API failure: credentials, bad request, connection, or retries exhausted'],
   ['130', 'interrupted by SIGINT'],

@@ -18,6 +18,8 @@ export interface LoadedSession {
   truncatedTail: boolean;
   /** The process of the run that last started writing the file, on this machine, while it has not written its result. */
   writerPid: number | undefined;
+  /** How the latest run ended (its result's subtype), when it wrote its result; undefined when it was cut off. */
+  endedBy: string | undefined;
 }
 
 /** A file that cannot be continued: missing, unreadable, not a session, or corrupt. The message names the file. */
@@ -47,7 +49,7 @@ export function loadSession(path: string): LoadedSession {
     if (last === undefined) truncatedTail = true;
     else records.push(last);
   }
-  const loaded: LoadedSession = { path, header, messages: [], commandResults: new Map(), cwd: header.cwd, truncatedTail, writerPid: undefined };
+  const loaded: LoadedSession = { path, header, messages: [], commandResults: new Map(), cwd: header.cwd, truncatedTail, writerPid: undefined, endedBy: undefined };
   records.forEach((record, index) => readRecord(loaded, record, index + 1));
   return loaded;
 }
@@ -58,10 +60,12 @@ function readRecord(loaded: LoadedSession, record: unknown, line: number): void 
     case 'session':
     case 'resume':
       loaded.writerPid = typeof r.pid === 'number' && r.host === hostname() ? r.pid : undefined;
+      loaded.endedBy = undefined;
       if (r.type === 'resume' && typeof r.cwd === 'string') loaded.cwd = r.cwd;
       break;
     case 'result':
       loaded.writerPid = undefined;
+      loaded.endedBy = typeof r.subtype === 'string' ? r.subtype : 'unknown';
       break;
     case 'message':
       if (!isMessage(r.message)) throw new SessionFileError(`${loaded.path} line ${line}: a message record without a valid message; the file is corrupt.`);

@@ -4,6 +4,10 @@ export const INTERRUPTED_RESULT =
   'Interrupted: the previous run stopped before this command finished, so its result is unknown (it may have run in part, ' +
   'or not at all). Check the state it would have changed before relying on it.';
 
+export function notRunResult(endedBy: string): string {
+  return `Not run: the previous run ended (${endedBy}) before this command started.`;
+}
+
 export interface Repaired {
   /** The conversation as saved, made valid for the API. */
   history: Anthropic.MessageParam[];
@@ -11,7 +15,7 @@ export interface Repaired {
   pendingResults: Anthropic.MessageParam | undefined;
   /** Empty assistant messages left out (a reply cut off before it had any content). */
   dropped: number;
-  /** Tool calls answered as interrupted (the rest of pendingResults are results recorded before the cut). */
+  /** Tool calls answered as interrupted, or as never run (the rest of pendingResults are results recorded before the cut). */
   interrupted: number;
 }
 
@@ -23,7 +27,9 @@ type CommandResults = ReadonlyMap<string, { content: string; isError: boolean }>
  * is_error result saying it was interrupted. An assistant message with no content (cut mid-stream) is left out.
  * Consecutive messages of one role need no care: the API merges them.
  */
-export function repairConversation(saved: readonly Anthropic.MessageParam[], recorded: CommandResults): Repaired {
+export function repairConversation(saved: readonly Anthropic.MessageParam[], recorded: CommandResults, endedBy?: string): Repaired {
+  // A run that wrote its result ended in order (--max-turns, a budget): the calls it left unanswered never started.
+  const unanswered = endedBy === undefined ? INTERRUPTED_RESULT : notRunResult(endedBy);
   const kept = saved.filter((message) => !(message.role === 'assistant' && isEmpty(message.content)));
   const history: Anthropic.MessageParam[] = [];
   let interrupted = 0;
@@ -38,7 +44,7 @@ export function repairConversation(saved: readonly Anthropic.MessageParam[], rec
     const results = missing.map((id): Anthropic.ToolResultBlockParam => {
       const result = recorded.get(id);
       if (!result) interrupted++;
-      return resultBlock(id, result ?? { content: INTERRUPTED_RESULT, isError: true });
+      return resultBlock(id, result ?? { content: unanswered, isError: true });
     });
     // Results must come first in the user message after the call; a message of their own merges in front of it.
     if (next) history.push({ role: 'user', content: results });

@@ -16,14 +16,19 @@ export interface Resumed {
 /** Finds, loads and repairs the session that --resume or --continue names; what cannot be continued is a UsageError. */
 export function resumeSession(options: SessionOptions, cwd: string, notes: string[]): Resumed {
   const loaded = load(locate(options, cwd));
-  const repaired = repairConversation(loaded.messages, loaded.commandResults);
+  const repaired = repairConversation(loaded.messages, loaded.commandResults, loaded.endedBy);
   const id = loaded.header.session_id;
   if (loaded.truncatedTail) notes.push(`the last line of ${loaded.path} is incomplete (the run writing it was killed, or is writing it still) and is left out.`);
   if (loaded.cwd !== cwd) notes.push(`session ${id} ran in ${loaded.cwd}; this run works in ${cwd}.`);
   if (repaired.dropped > 0) notes.push(`an unfinished reply at the end of session ${id} is left out.`);
   if (repaired.interrupted > 0) {
     const commands = repaired.interrupted === 1 ? '1 command' : `${repaired.interrupted} commands`;
-    notes.push(`session ${id} was cut off during ${commands}; the model is told ${repaired.interrupted === 1 ? 'it was' : 'they were'} interrupted.`);
+    const them = repaired.interrupted === 1 ? 'it was' : 'they were';
+    notes.push(
+      loaded.endedBy === undefined
+        ? `session ${id} was cut off during ${commands}; the model is told ${them} interrupted.`
+        : `session ${id} ended (${loaded.endedBy}) before running ${commands} the model asked for; the model is told ${them} not run.`,
+    );
   }
   return {
     loaded,

@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RunEvent } from '../events.js';
@@ -153,7 +153,8 @@ export class SessionLog {
     if (file.fd === undefined) {
       try {
         // An existing file is only appended to, never created: one that vanished meanwhile is not recreated headless.
-        file.fd = openSync(file.spec.path, file.spec.kind === 'new' ? 'wx' : constants.O_WRONLY | constants.O_APPEND, 0o600);
+        file.fd = openSync(file.spec.path, file.spec.kind === 'new' ? 'wx' : constants.O_RDWR | constants.O_APPEND, 0o600);
+        if (file.spec.kind === 'append') dropPartialLastLine(file.fd);
       } catch (error) {
         this.drop(file, error);
         return;
@@ -201,5 +202,23 @@ function closeQuietly(fd: number): void {
     closeSync(fd);
   } catch {
     // Already closed.
+  }
+}
+
+/**
+ * A run killed while writing leaves a last line without its newline. The loader leaves it out; it is cut off here
+ * too, so that what this run appends starts a line of its own instead of joining it into one that never parses.
+ */
+function dropPartialLastLine(fd: number): void {
+  const size = fstatSync(fd).size;
+  const chunk = Buffer.alloc(Math.min(size, 65_536));
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - chunk.length);
+    const length = end - start;
+    readSync(fd, chunk, 0, length, start);
+    const newline = chunk.lastIndexOf(0x0a, length - 1);
+    if (end === size && newline === length - 1) return;
+    if (newline !== -1) return ftruncateSync(fd, start + newline + 1);
+    end = start;
   }
 }
