@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from './cli/config.js';
 import type { EventSink } from './events.js';
@@ -12,6 +12,8 @@ import { UsageError, type Outcome } from './outcome.js';
 import { buildResult, type ResultObject } from './result.js';
 import { prepareSecrets } from './secrets.js';
 import { Shell } from './shell/exec.js';
+import { sweepDeadRuns } from './shell/mark-registry.js';
+import { sessionsDir } from './session/store.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { createBashTool, type GuardCheck } from './tools/bash.js';
 import { createToolbox } from './tools/index.js';
@@ -52,7 +54,11 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   const wrap = config.sandbox ? await sandboxWrapper(config, runDir, emit) : undefined;
   const secrets = prepareSecrets(config);
   emit({ type: 'notice', message: secrets.notice });
+  // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
+  const markRegistry = join(dirname(sessionsDir(process.env)), 'running');
+  sweepDeadRuns(markRegistry);
   const shell = new Shell({
+    markRegistry,
     runCwd: config.cwd,
     defaultTimeoutSec: config.timeoutSec,
     maxTimeoutSec: config.maxTimeoutSec,

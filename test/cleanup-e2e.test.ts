@@ -95,6 +95,24 @@ describe('processes that left the group and cleared their environment', () => {
   });
 });
 
+describe('a run killed outright (SIGKILL), which cannot clean up', () => {
+  it('leaves its commands to the next run, which kills them as it starts', async () => {
+    const dir = makeDir();
+    const s = await serve([bash(`${ESCAPE}\nsleep 100 & echo $! > p3; wait`), answer('never')]);
+    const onSpawn = (child: ChildProcess) => {
+      void waitUntil(() => [...escapedPids(dir), pidIn(join(dir, 'p3'))].every((pid) => pid > 0), 10_000).then(() => child.kill('SIGKILL'));
+    };
+    const killed = await runAgent(['go'], s.url, { cwd: dir, onSpawn, timeoutMs: 15_000 });
+    expect(killed.signal).toBe('SIGKILL');
+    const left = [...escapedPids(dir), pidIn(join(dir, 'p3'))];
+    expect(left.every(isRunning)).toBe(true);
+    const next = await serve([answer('hello')]);
+    const run = await runAgent(['anything'], next.url, { cwd: makeDir() });
+    expect(run.code).toBe(0);
+    await expectGone(left);
+  });
+});
+
 describe('what a run did not start', () => {
   it("survives: another run's escaped processes, and a stranger's", async () => {
     const stranger = spawn('sleep', ['300'], { detached: true, env: {}, stdio: 'ignore' });

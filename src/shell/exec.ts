@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { OutputCleaner } from './clean-output.js';
 import { OutputCapture, type CapturedOutput } from './output-capture.js';
 import { ProcessGroups } from './process-groups.js';
+import { registerMark } from './mark-registry.js';
 import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
 import { commandArgument, readFinalDirectory, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
 import { removeQuietly } from './remove-quietly.js';
@@ -23,6 +24,8 @@ export interface ShellOptions {
   maxChars?: number;
   /** Where full-output files go (os.tmpdir() by default); one file per command that overflowed. */
   spillDir?: string;
+  /** A directory where the run's process mark is kept while it lives, so that a later run can clean up after it. */
+  markRegistry?: string;
   /**
    * Sandbox wrapper: receives ['bash', '-c', script] and returns the argv to spawn instead.
    * `stateDir` is the shell's private bookkeeping directory; a sandbox must bind it writable.
@@ -99,6 +102,8 @@ export class Shell {
   private commandCount = 0;
   /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
   private sweptCommands = 0;
+  /** Removes the mark's record in the registry (see mark-registry.ts), once the first command made it. */
+  private unregister: (() => void) | undefined;
 
   constructor(private readonly options: ShellOptions) {
     this.runCwd = path.resolve(options.runCwd);
@@ -142,6 +147,8 @@ export class Shell {
       killMarked(this.mark);
       this.sweptCommands = this.commandCount;
     }
+    this.unregister?.();
+    this.unregister = undefined;
     for (const stream of this.lingering) stream.destroy();
     this.lingering.clear();
   }
@@ -164,6 +171,7 @@ export class Shell {
     if (command.includes('\0')) return { refused: failure('cannot run the command: it contains a NUL character') };
     try {
       const files = this.ensureFiles();
+      if (this.commandCount === 0 && this.options.markRegistry) this.unregister = registerMark(this.options.markRegistry, this.mark);
       const { argument, file } = commandArgument(command, files, ++this.commandCount);
       const bashArgv = ['bash', '-c', argument];
       const argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir: files.stateDir }) : bashArgv;
