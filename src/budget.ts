@@ -1,13 +1,6 @@
+import type { RunBudget } from './config.js';
 import type { CallModel, ModelStats } from './api/model.js';
 import { BudgetReached, DeadlineReached } from './outcome.js';
-
-/** The limits of one run beyond --max-turns: what it may cost and how long it may take. */
-export interface RunBudget {
-  /** --max-budget-usd: no model call starts once the run has cost this much. */
-  maxCostUsd: number | undefined;
-  /** --max-duration, in seconds of wall clock from start-up. */
-  maxDurationSec: number | undefined;
-}
 
 /**
  * Aborts the run with DeadlineReached when --max-duration has passed since `startedAt` (a performance.now() time):

@@ -1,7 +1,6 @@
 import type { Outcome } from './outcome.js';
 import { exitCodeFor, SUBTYPES } from './outcome.js';
 import { emptyUsage, type UsageTotals } from './api/usage.js';
-import { newSessionId } from './session/session-id.js';
 
 /** The machine-readable summary of a run: `--output-format json`, and the last line of `stream-json`. */
 export interface ResultObject {
@@ -65,7 +64,7 @@ export function buildResult(facts: RunFacts): ResultObject {
  * The result object of a run that ended before its first request: a usage error, or a signal while reading the prompt.
  * A run stopped before its session was set up still has an id of its own, under which nothing is saved.
  */
-export function resultBeforeRun(outcome: Outcome, model: string, startedAt: number, sessionId: string = newSessionId()): ResultObject {
+export function resultBeforeRun(outcome: Outcome, model: string, startedAt: number, sessionId: string): ResultObject {
   return buildResult({
     outcome,
     model,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Config } from './cli/config.js';
+import type { Config } from './config.js';
 import type { EventSink } from './events.js';
 import type { RequestShape } from './api/cache.js';
 import { ContextBudget, createContextFitter } from './api/context.js';

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { Config } from '../cli/config.js';
+import type { Config } from '../config.js';
 import type { EventSink } from '../events.js';
 import { withCacheBreakpoints, type RequestShape } from './cache.js';
 import type { ModelFailure } from './failure.js';

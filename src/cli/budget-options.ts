@@ -1,5 +1,5 @@
 import { priceFor } from '../api/pricing.js';
-import type { RunBudget } from '../budget.js';
+import type { RunBudget } from '../config.js';
 import { UsageError } from '../outcome.js';
 
 /** A timer cannot wait longer than about 24.8 days. */

@@ -1,22 +1,18 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from '../outcome.js';
+import type { Config } from '../config.js';
 import { validateRule } from '../guard/glob.js';
-import type { GuardPolicy } from '../guard/judge.js';
-import { readCredentials, type Credentials } from './credentials.js';
+import { UsageError } from '../outcome.js';
+import { resolveBudget, type RawBudgetOptions } from './budget-options.js';
+import { readCredentials } from './credentials.js';
+import { DEFAULTS, OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
 import { loadDotenv } from './dotenv-trust.js';
 import { checkNetworkSettings } from './network-config.js';
-import type { RunBudget } from '../budget.js';
-import type { SessionOptions } from '../session/options.js';
-import { resolveBudget, type RawBudgetOptions } from './budget-options.js';
+import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
 import { resolveSessionOptions, type RawSessionOptions } from './session-options.js';
 
-export type { Credentials } from './credentials.js';
-import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
-import { DEFAULTS, OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
+export type { Config, Credentials } from '../config.js';
 
-export { OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
-export const DEFAULT_MODEL = DEFAULTS.model;
 /** Below this no system prompt, tool and task fit anyway. */
 const MIN_CONTEXT_WINDOW = 1_024;
 
@@ -50,39 +46,6 @@ export interface RawOptions extends RawSessionOptions, RawBudgetOptions {
 }
 
 
-export interface Config {
-  model: string;
-  maxTurns: number;
-  maxTokens: number;
-  timeoutSec: number;
-  maxTimeoutSec: number;
-  cwd: string;
-  outputFormat: OutputFormat;
-  systemPrompt: string | undefined;
-  appendSystemPrompt: string | undefined;
-  guard: GuardPolicy;
-  sandbox: boolean;
-  transcriptPath: string | undefined;
-  quiet: boolean;
-  verbose: boolean;
-  cache: boolean;
-  contextWindow: number;
-  credentials: Credentials;
-  baseURL: string | undefined;
-  retryBaseDelayMs: number;
-  streamIdleMs: number;
-  /** Said on stderr as the run starts (an ignored .env setting, say). */
-  warnings: string[];
-  /** Globs of secret-looking variables the commands may see anyway. */
-  passEnv: string[];
-  /** Absolute paths shown read-only under --sandbox. */
-  sandboxExpose: string[];
-  /** --json-schema as given: inline JSON text or a path; read and checked by the structured-answer module. */
-  jsonSchema: string | undefined;
-  session: SessionOptions;
-  budget: RunBudget;
-}
-
 /**
  * Flags + environment + dotenv file → a validated Config. Anything wrong is a UsageError (exit 2).
  * The dotenv file fills in only what the real environment lacks, so CI secrets always win.
@@ -102,7 +65,7 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
   }
   if (raw.quiet && raw.verbose) throw new UsageError('--quiet and --verbose cannot be used together.');
-  const model = nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
+  const model = nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULTS.model;
 
   const baseURL = readBaseURL(env);
   return {

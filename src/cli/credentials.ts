@@ -1,8 +1,7 @@
 // The API credential, checked before any request: a value an HTTP header cannot carry would otherwise fail
 // on every attempt deep inside the transport and be reported as an API failure.
+import type { Credentials } from '../config.js';
 import { UsageError } from '../outcome.js';
-
-export type Credentials = { apiKey: string } | { authToken: string };
 
 /** `originOf` says where a variable came from, for messages: the environment or a dotenv file. */
 export function readCredentials(env: NodeJS.ProcessEnv, originOf: (name: string) => string): Credentials {

@@ -16,5 +16,7 @@ export const DEFAULTS = {
   streamIdleMs: 180_000,
 } as const;
 
-export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+import type { OutputFormat } from '../config.js';
+
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
+export type { OutputFormat };

@@ -5,6 +5,7 @@ import type { EventSink } from '../events.js';
 import { stoppedOutcome, UsageError } from '../outcome.js';
 import { resultBeforeRun, type ResultObject } from '../result.js';
 import { openSession, type Session } from '../session/open.js';
+import { newSessionId } from '../session/session-id.js';
 import { resolveConfig, type Config, type RawOptions } from './config.js';
 import { resolvePrompt } from './input.js';
 import { installSignalHandlers, stopRun, unlessAborted } from './interrupt.js';
@@ -154,7 +155,7 @@ async function usageFailure(error: unknown, { format, startedAt, stdout, tell, s
   if (tell) writeStderr(`agent: ${error.message}\n`);
   if (format === 'json' || format === 'stream-json') {
     const outcome = { kind: 'usage' as const, stopReason: null, finalText: '', message: error.message };
-    await stdout.flush(resultLine(resultBeforeRun(outcome, '', startedAt, sessionId)));
+    await stdout.flush(resultLine(resultBeforeRun(outcome, '', startedAt, sessionId ?? newSessionId())));
   }
   exit(2);
 }

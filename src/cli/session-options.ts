@@ -1,5 +1,5 @@
 import { UsageError } from '../outcome.js';
-import type { SessionOptions } from '../session/options.js';
+import type { SessionOptions } from '../config.js';
 import { sessionsDir } from '../session/store.js';
 
 export interface RawSessionOptions {

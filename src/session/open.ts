@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { UsageError } from '../outcome.js';
 import { lockHolder, sessionLock } from './lock.js';
-import type { SessionOptions } from './options.js';
+import type { SessionOptions } from '../config.js';
 import { resumeSession, type Resumed } from './resume.js';
 import { newSessionId } from './session-id.js';
 import { prepareDir, pruneSessions, sessionFile } from './store.js';

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../outcome.js';
 import { loadSession, SessionFileError, type LoadedSession } from './load.js';
-import type { SessionOptions } from './options.js';
+import type { SessionOptions } from '../config.js';
 import { repairConversation, type Repaired } from './repair.js';
 import { isSessionId, latestSessionIn, sessionFile } from './store.js';
 
