@@ -42,25 +42,13 @@ export async function agentLoop(messages: Anthropic.MessageParam[], deps: LoopDe
   let continuations = 0;
   const end = (kind: OutcomeKind, stopReason: string | null, message?: string): LoopEnd =>
     ({ kind, stopReason, finalText: text, turns, ...(message ? { message } : {}) });
-  // The model is done: the run ends, unless its answer is sent back to it (then undefined, and the loop goes on).
-  const done = (stopReason: string, lastTurn: boolean): LoopEnd | undefined => {
-    const verdict = deps.finish?.(text) ?? { kind: 'accept' };
-    if (verdict.kind === 'accept') return end('success', stopReason);
-    if (verdict.kind === 'fail') return end('structured_output', stopReason, verdict.message);
-    if (lastTurn) return end('max_turns', stopReason);
-    messages.push({ role: 'user', content: verdict.message });
-    continuations = 0;
-    return undefined;
-  };
+  const stopped = (): LoopEnd => ({ ...stoppedOutcome(deps.signal, text), turns });
 
   for (;;) {
     const fit = deps.context.fit(messages);
     if (!fit.ok) return end('context', null, fit.message);
     const reply = await deps.callModel(messages, turns + 1, deps.signal);
-    if (!reply.ok) {
-      const { failure } = reply;
-      return failure.kind === 'aborted' ? { ...stoppedOutcome(deps.signal, text), turns } : end('api_error', null, describeFailure(failure));
-    }
+    if (!reply.ok) return reply.failure.kind === 'aborted' ? stopped() : end('api_error', null, describeFailure(reply.failure));
     const response = reply.message;
     turns++;
     text = (continuations > 0 ? text : '') + textOf(response);
@@ -68,19 +56,22 @@ export async function agentLoop(messages: Anthropic.MessageParam[], deps: LoopDe
     messages.push({ role: 'assistant', content: assistantContent(response) });
     const lastTurn = turns >= deps.maxTurns;
 
-    // Some gateways say tool_use and send no tool call: that is the end of the turn, with its text.
-    const stop = response.stop_reason;
-    if (stop === 'end_turn' || stop === 'stop_sequence' || (stop === 'tool_use' && !hasToolCall(response))) {
-      const ended = done(stop, lastTurn);
-      if (ended) return ended;
-      continue;
-    }
-    switch (stop) {
+    switch (finishedOrNot(response)) {
+      case 'finished': {
+        // With --json-schema an answer may go back to the model; otherwise it is accepted as it is.
+        const verdict = deps.finish?.(text) ?? { kind: 'accept' };
+        if (verdict.kind === 'accept') return end('success', response.stop_reason);
+        if (verdict.kind === 'fail') return end('structured_output', response.stop_reason, verdict.message);
+        if (lastTurn) return end('max_turns', response.stop_reason);
+        messages.push({ role: 'user', content: verdict.message });
+        continuations = 0;
+        break;
+      }
       case 'tool_use':
         if (lastTurn) return end('max_turns', 'tool_use');
         messages.push({ role: 'user', content: await runTools(response, deps) });
         deps.emit({ type: 'tool_results', message: messages.at(-1)! });
-        if (deps.signal.aborted) return { ...stoppedOutcome(deps.signal, text), turns };
+        if (deps.signal.aborted) return stopped();
         continuations = 0;
         break;
       case 'pause_turn':
@@ -100,6 +91,17 @@ export async function agentLoop(messages: Anthropic.MessageParam[], deps: LoopDe
         return end('api_error', response.stop_reason);
     }
   }
+}
+
+/**
+ * The stop reason, with the model's own ending named `finished`: end_turn, stop_sequence, and the tool_use without a
+ * tool call that some gateways send (the end of the turn, with its text).
+ */
+function finishedOrNot(response: Anthropic.Message): string | null {
+  const stop = response.stop_reason;
+  if (stop === 'end_turn' || stop === 'stop_sequence') return 'finished';
+  if (stop === 'tool_use' && !hasToolCall(response)) return 'finished';
+  return stop;
 }
 
 /**

@@ -51,22 +51,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-run-')));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
-  const wrap = config.sandbox ? await sandboxWrapper(config, runDir, emit) : undefined;
-  const secrets = prepareSecrets(config);
-  emit({ type: 'notice', message: secrets.notice });
-  // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
-  const markRegistry = join(dirname(sessionsDir(process.env)), 'running');
-  sweepDeadRuns(markRegistry);
-  const shell = new Shell({
-    markRegistry,
-    runCwd: config.cwd,
-    defaultTimeoutSec: config.timeoutSec,
-    maxTimeoutSec: config.maxTimeoutSec,
-    spillDir: runDir,
-    ...(wrap ? { wrap } : {}),
-    passEnv: secrets.passEnv,
-    ...(secrets.createMask ? { createMask: secrets.createMask } : {}),
-  });
+  const shell = await openShell(config, runDir, emit);
   input.registerCleanup(() => shell.killAll());
 
   let commands = 0;
@@ -115,6 +100,26 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     apiMs: stats.apiMs,
     structured: structured?.accepted(),
     sessionId: input.session.id,
+  });
+}
+
+/** The run's shell: under the sandbox when asked, with secrets withheld and masked, its marks registered. */
+async function openShell(config: Config, runDir: string, emit: EventSink): Promise<Shell> {
+  const wrap = config.sandbox ? await sandboxWrapper(config, runDir, emit) : undefined;
+  const secrets = prepareSecrets(config);
+  emit({ type: 'notice', message: secrets.notice });
+  // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
+  const markRegistry = join(dirname(sessionsDir(process.env)), 'running');
+  sweepDeadRuns(markRegistry);
+  return new Shell({
+    markRegistry,
+    runCwd: config.cwd,
+    defaultTimeoutSec: config.timeoutSec,
+    maxTimeoutSec: config.maxTimeoutSec,
+    spillDir: runDir,
+    ...(wrap ? { wrap } : {}),
+    passEnv: secrets.passEnv,
+    ...(secrets.createMask ? { createMask: secrets.createMask } : {}),
   });
 }
 

@@ -45,6 +45,21 @@ export function buildProgram(version: string): Command {
     .option('--sandbox-expose <path>', 'under --sandbox, show a path of the hidden home read-only (repeatable)', collect)
     .option('--pass-env <glob>', 'let secret-looking variables that match through to the commands (repeatable)', collect);
 
+  addSessionAndConfigurationOptions(program);
+
+  program
+    .optionsGroup('Other:')
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show this help');
+
+  return program
+    .addHelpText('after', () => helpEpilogue())
+    .showHelpAfterError('(run agent --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(`agent: ${text.replace(/^error: /, '')}`) });
+}
+
+function addSessionAndConfigurationOptions(program: Command): void {
   program
     .optionsGroup('Sessions and budgets:')
     .option('-r, --resume <session>', 'continue a saved session: its id, or a session or transcript file')
@@ -58,17 +73,6 @@ export function buildProgram(version: string): Command {
     .optionsGroup('Configuration:')
     .option('--env-file <path>', 'dotenv file to load (default: .env in the working directory)')
     .option('--no-env-file', 'load no dotenv file');
-
-  program
-    .optionsGroup('Other:')
-    .version(version, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show this help');
-
-  return program
-    .addHelpText('after', () => helpEpilogue())
-    .showHelpAfterError('(run agent --help for usage)')
-    .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(`agent: ${text.replace(/^error: /, '')}`) });
 }
 
 /** The prompt words and raw options, or commander's error when it already answered (help, version, bad flag). */
