@@ -12,7 +12,7 @@ import { UsageError, type Outcome } from './outcome.js';
 import { buildResult, type ResultObject } from './result.js';
 import { prepareSecrets } from './secrets.js';
 import { Shell } from './shell/exec.js';
-import { sweepDeadRuns } from './shell/mark-registry.js';
+import { RUN_DIR_PREFIX, sweepDeadRuns } from './shell/mark-registry.js';
 import { sessionsDir } from './session/store.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { createBashTool, type GuardCheck } from './tools/bash.js';
@@ -49,7 +49,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   const stop = followingController(input.signal);
   const signal = stop.signal;
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
-  const runDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-run-')));
+  const runDir = realpathSync(mkdtempSync(join(tmpdir(), RUN_DIR_PREFIX)));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
   const shell = await openShell(config, runDir, emit);
   input.registerCleanup(() => shell.killAll());

@@ -1,13 +1,14 @@
 // No process a run started outlives it, through the real binary: not even one that cleared its environment and
 // left the session, nor an orphan whose parent exited at once. And a run never kills what it did not start.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRunning, pidIn, waitUntil } from './support/processes.js';
 import { answer, bash, runAgent } from './support/run-agent.js';
 import { startServer, type TestServer, type Turn } from './support/server.js';
+import { testStateHome } from './support/state-home.js';
 
 /**
  * Two ways out of reach of the process group and the environment: a process in its own session with an empty
@@ -106,10 +107,16 @@ describe('a run killed outright (SIGKILL), which cannot clean up', () => {
     expect(killed.signal).toBe('SIGKILL');
     const left = [...escapedPids(dir), pidIn(join(dir, 'p3'))];
     expect(left.every(isRunning)).toBe(true);
+    const registry = join(testStateHome(), 'agent', 'running');
+    const entries = readdirSync(registry).map((name) => JSON.parse(readFileSync(join(registry, name), 'utf8')) as { pid: number; runDir: string });
+    const runDir = entries.find((entry) => entry.pid === killed.pid)!.runDir;
+    expect(existsSync(runDir)).toBe(true);
     const next = await serve([answer('hello')]);
     const run = await runAgent(['anything'], next.url, { cwd: makeDir() });
     expect(run.code).toBe(0);
     await expectGone(left);
+    expect(existsSync(runDir)).toBe(false);
+    expect(readdirSync(registry)).toEqual([]);
   });
 });
 

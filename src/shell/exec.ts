@@ -24,7 +24,7 @@ export interface ShellOptions {
   maxChars?: number;
   /** Where full-output files go (os.tmpdir() by default); one file per command that overflowed. */
   spillDir?: string;
-  /** A directory where the run's process mark is kept while it lives, so that a later run can clean up after it. */
+  /** A directory where the run's process mark and spillDir are kept while it lives, so that a later run can clean up after it. */
   markRegistry?: string;
   /**
    * Sandbox wrapper: receives ['bash', '-c', script] and returns the argv to spawn instead.
@@ -102,13 +102,14 @@ export class Shell {
   private commandCount = 0;
   /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
   private sweptCommands = 0;
-  /** Removes the mark's record in the registry (see mark-registry.ts), once the first command made it. */
+  /** Removes the mark's record in the registry (see mark-registry.ts). */
   private unregister: (() => void) | undefined;
 
   constructor(private readonly options: ShellOptions) {
     this.runCwd = path.resolve(options.runCwd);
     this.currentCwd = this.runCwd;
     this.maxChars = Math.max(1_000, Math.floor(options.maxChars ?? DEFAULT_MAX_CHARS));
+    if (options.markRegistry) this.unregister = registerMark(options.markRegistry, this.mark, options.spillDir);
   }
 
   get cwd(): string {
@@ -171,7 +172,6 @@ export class Shell {
     if (command.includes('\0')) return { refused: failure('cannot run the command: it contains a NUL character') };
     try {
       const files = this.ensureFiles();
-      if (this.commandCount === 0 && this.options.markRegistry) this.unregister = registerMark(this.options.markRegistry, this.mark);
       const { argument, file } = commandArgument(command, files, ++this.commandCount);
       const bashArgv = ['bash', '-c', argument];
       const argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir: files.stateDir }) : bashArgv;
