@@ -12,14 +12,18 @@ const serve = useServer();
 let prefix = '';
 let installLog = '';
 
+// npm on Node 22 and later keeps a compile cache in the temporary directory, which is not this suite's to leave.
+const npmEnv = { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' };
+
 beforeAll(() => {
   const work = tempDir('agent-pack-');
-  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' });
+  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', env: npmEnv });
   const { filename } = (JSON.parse(packed) as Array<{ filename: string }>)[0]!;
   prefix = join(work, 'prefix');
   const install = spawnSync('npm', ['install', '--global', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, join(work, filename)], {
     cwd: work,
     encoding: 'utf8',
+    env: npmEnv,
   });
   installLog = `${install.stdout}${install.stderr}`;
   if (install.status !== 0) throw new Error(`npm install --global of the tarball failed:\n${installLog}`);

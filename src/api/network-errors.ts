@@ -36,7 +36,9 @@ export class TlsFailure extends Error {
   constructor(readonly origin: string, cause: Error & { code?: string; reason?: unknown }) {
     // OpenSSL's own errors carry a short reason ("wrong version number") beside a long technical message.
     const reason = typeof cause.reason === 'string' && cause.reason !== '' ? cause.reason : /SSL routines:[^:]*:([^:]+)/.exec(cause.message)?.[1];
-    const text = reason ?? cause.message;
+    // Node 24 adds advice of its own after a semicolon ("…; if the root CA is installed locally, try …"); the hint
+    // below gives ours.
+    const text = reason ?? cause.message.replace(/; if the root CA is installed locally.*$/s, '');
     super(`TLS with ${origin} failed: ${text}${cause.code && !text.includes(cause.code) ? ` (${cause.code})` : ''}`, { cause });
     this.code = cause.code ?? 'TLS';
   }
