@@ -1,17 +1,15 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config, OutputFormat } from '../config.js';
 import { validateRule } from '../guard/glob.js';
 import { UsageError } from '../outcome.js';
 import { resolveBudget, type RawBudgetOptions } from './budget-options.js';
 import { readCredentials } from './credentials.js';
-import { DEFAULTS, OUTPUT_FORMATS, type OutputFormat } from './defaults.js';
+import { DEFAULTS, OUTPUT_FORMATS } from './defaults.js';
 import { loadDotenv } from './dotenv-trust.js';
 import { checkNetworkSettings } from './network-config.js';
 import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
 import { resolveSessionOptions, type RawSessionOptions } from './session-options.js';
-
-export type { Config, Credentials } from '../config.js';
 
 /** Below this no system prompt, tool and task fit anyway. */
 const MIN_CONTEXT_WINDOW = 1_024;

@@ -1,3 +1,5 @@
+import type { OutputFormat } from '../config.js';
+
 /**
  * The default of every flag that has one. The help text and the configuration both read these, so what `--help`
  * says is what a run does.
@@ -16,7 +18,4 @@ export const DEFAULTS = {
   streamIdleMs: 180_000,
 } as const;
 
-import type { OutputFormat } from '../config.js';
-
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
-export type { OutputFormat };

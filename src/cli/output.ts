@@ -2,7 +2,7 @@ import { fanOut, type EventSink } from '../events.js';
 import { STOP_EXIT_CODES } from '../outcome.js';
 import type { ResultObject } from '../result.js';
 import type { Session } from '../session/open.js';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import { createHumanRenderer, type HumanRenderer } from './render/human.js';
 import { createStreamJsonRenderer, resultLine, textAnswer } from './render/json.js';
 import { colourWanted, createStyle } from './render/style.js';

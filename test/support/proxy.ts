@@ -3,7 +3,8 @@
 // It connects to loopback targets only (and to the routes it is given, on loopback); anything else is answered 403.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { listenOnLoopback } from './listen.js';
 
 export interface ProxyRecord {
   /** CONNECT, or the forwarded request's method. */
@@ -105,15 +106,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
     client.on('error', () => upstream.destroy());
   });
 
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, sockets);
   return {
     url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,

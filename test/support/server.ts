@@ -5,7 +5,8 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { listenOnLoopback } from './listen.js';
 import { TurnPlayer } from './server-play.js';
 import { CacheSimulator, countTokens, DEFAULT_CHARS_PER_TOKEN } from './server-tokens.js';
 import type { ApiFailure, RecordedRequest, ServerOptions, TestServer, Turn, Usage } from './server-types.js';
@@ -157,16 +158,7 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
   };
   const server = options.tls ? createTlsServer(options.tls, onRequest) : createServer(onRequest);
   let connections = 0;
-  server.on('connection', (socket: Socket) => {
-    connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, sockets, () => (connections += 1));
 
   return {
     url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
