@@ -1,5 +1,7 @@
 // `npm run bench`: measures the built CLI (bin/agent) against the local test server and prints
 // each figure beside its target. The same figures go to bench/results/latest.json.
+// `npm run bench -- per-turn breakdown` measures only the parts named (start-up, binary, per-turn, breakdown,
+// memory, cache, long-run).
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +11,8 @@ import { tempDir } from '../test/support/run-agent.js';
 import { measureCachingBill, measureFloodRss, measureLongRun } from './conversations.js';
 import type { Figure } from './figures.js';
 import { measurePerTurn, measureStartup } from './startup.js';
+import { measureBinary } from './binary.js';
+import { measureTurnBreakdown } from './turn-breakdown.js';
 
 const RESULTS_DIR = resolve(import.meta.dirname, 'results');
 
@@ -59,17 +63,30 @@ async function main(): Promise<void> {
     const result = await measure();
     figures.push(...(Array.isArray(result) ? result : [result]));
   };
-  try {
-    await step('start-up (node floor, --version, first request)', () => measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp }));
-    const node24 = fetchNode(24);
-    if (node24) {
+  const chosen = process.argv.slice(2);
+  const wants = (name: string) => chosen.length === 0 || chosen.includes(name);
+  const node24 = wants('start-up') || wants('binary') ? fetchNode(24) : undefined;
+  const steps: Array<[name: string, what: string, measure: () => Promise<Figure | Figure[]>]> = [
+    ['start-up', 'start-up (node floor, --version, first request)', () => measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp })],
+    ['start-up', 'start-up on Node 24', async () => {
+      if (!node24) return [];
       const node = { binDir: node24, name: 'Node 24', firstRequestTarget: 2.2 };
-      await step('start-up on Node 24', () => measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp, node }));
-    }
-    await step('per-turn overhead', () => measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp }));
-    await step('peak memory under 1 GB of output', () => measureFloodRss(FLOOD_RUNS, tmp));
-    await step('token bill with and without caching', () => measureCachingBill(tmp));
-    await step('45 turns against a 200k window', () => measureLongRun(tmp));
+      return measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp, node });
+    }],
+    ['binary', 'the standalone binary', () => measureBinary({ nodeBinDir: node24, repetitions: STARTUP_REPETITIONS, tmp })],
+    ['per-turn', 'per turn, agent and bare loop', () => measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp })],
+    ['breakdown', "where a turn's CPU goes", () => measureTurnBreakdown(tmp)],
+    ['memory', 'peak memory under 1 GB of output', () => measureFloodRss(FLOOD_RUNS, tmp)],
+    ['cache', 'token bill with and without caching', () => measureCachingBill(tmp)],
+    ['long-run', '45 turns against a 200k window', () => measureLongRun(tmp)],
+  ];
+  const unknown = chosen.filter((name) => !steps.some(([step]) => step === name));
+  if (unknown.length > 0) {
+    process.stderr.write(`bench: unknown part ${unknown.join(', ')}; the parts are ${[...new Set(steps.map(([name]) => name))].join(', ')}\n`);
+    process.exit(2);
+  }
+  try {
+    for (const [name, what, measure] of steps) if (wants(name)) await step(what, measure);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 // Start-up figures (the node floor, --version, spawn to first request) and per-turn overhead.
 
 import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { answer, bash } from '../test/support/run-agent.js';
 import { startServer, type Turn } from '../test/support/server.js';
 import { agentEnv, expectRun, type Figure } from './figures.js';
@@ -12,6 +13,8 @@ export interface StartupOptions {
   tmp: string;
   /** Another Node.js to measure with (its bin directory first on PATH), instead of the one running the benchmark. */
   node?: { binDir: string; name: string; firstRequestTarget: number };
+  /** Another agent to measure instead of bin/agent: the standalone binary. */
+  agent?: { path: string; name: string; firstRequestTarget: number };
 }
 
 /**
@@ -19,7 +22,7 @@ export interface StartupOptions {
  * machine's load drifts over all three alike. The server's turn takes performance.now() when the
  * request arrives: the same clock as the spawn, in the same process.
  */
-export async function measureStartup({ repetitions, warmups, tmp, node }: StartupOptions): Promise<Figure[]> {
+export async function measureStartup({ repetitions, warmups, tmp, node, agent }: StartupOptions): Promise<Figure[]> {
   let arrivedAt: number | undefined;
   const firstRequest: Turn = () => {
     arrivedAt ??= performance.now();
@@ -37,10 +40,11 @@ export async function measureStartup({ repetitions, warmups, tmp, node }: Startu
       const keep = round >= warmups;
       const node = await timedRun('node', ['-e', '0'], { env, cwd: tmp });
       expectRun('node -e 0', node.code === 0, node);
-      const shown = await timedRun(AGENT_BIN, ['--version'], { env, cwd: tmp });
+      const agentPath = agent?.path ?? AGENT_BIN;
+      const shown = await timedRun(agentPath, ['--version'], { env, cwd: tmp });
       expectRun('agent --version', shown.code === 0 && /^\d+\.\d+\.\d+/.test(shown.stdout), shown);
       arrivedAt = undefined;
-      const run = await timedRun(AGENT_BIN, ['say hello'], { env, cwd: tmp });
+      const run = await timedRun(agentPath, ['say hello'], { env, cwd: tmp });
       expectRun('agent one-turn run', run.code === 0 && arrivedAt !== undefined, run);
       if (!keep) continue;
       floor.push(node.wallMs);
@@ -53,9 +57,10 @@ export async function measureStartup({ repetitions, warmups, tmp, node }: Startu
   }
   const floorMs = median(floor);
   const ratio = (values: number[]) => median(values) / floorMs;
-  const suffix = node ? `_${node.name.toLowerCase().replace(/\W+/g, '')}` : '';
-  const on = node ? ` (${node.name})` : '';
-  const firstRequestTarget = node?.firstRequestTarget ?? 1.8;
+  const variant = agent ?? node;
+  const suffix = variant ? `_${variant.name.toLowerCase().replace(/\W+/g, '')}` : '';
+  const on = variant ? ` (${variant.name})` : '';
+  const firstRequestTarget = variant?.firstRequestTarget ?? 1.8;
   return [
     {
       id: `node_floor${suffix}`,
@@ -91,59 +96,90 @@ export async function measureStartup({ repetitions, warmups, tmp, node }: Startu
 }
 
 const LONG_RUN_TURNS = 30;
+const BARE_LOOP = resolve(import.meta.dirname, 'bare-loop.mjs');
+const PER_TURN_TARGET = 1.5;
+
+/** The two loops measured side by side: the agent, and the bare loop that is the floor under a turn. */
+const LOOPS = {
+  agent: { command: AGENT_BIN, args: ['run the commands'] },
+  bare: { command: process.execPath, args: [BARE_LOOP, 'run the commands'] },
+} as const;
+type LoopName = keyof typeof LOOPS;
 
 /**
- * (wall of a 30-turn run − wall of a 1-turn run) / 29: what each extra turn costs the harness when
- * the model answers at once and the command (`true`) does nothing. Runs alternate short and long.
+ * (wall of a 30-turn run − wall of a 1-turn run) / 29: what each extra turn costs when the model answers at once and
+ * the command (`true`) does nothing, for the agent and for the bare loop (bench/bare-loop.mjs), in one run. The four
+ * runs of a round alternate, so that the machine's load drifts over both loops alike.
  */
-export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptions): Promise<Figure> {
-  const oneTurn: number[] = [];
-  const longRun: number[] = [];
+export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptions): Promise<Figure[]> {
+  const samples: Record<LoopName, { one: number[]; long: number[] }> = { agent: { one: [], long: [] }, bare: { one: [], long: [] } };
   const serverCpuPerTurn: number[] = [];
   const longScript = (): Turn[] => [...Array.from({ length: LONG_RUN_TURNS - 1 }, () => bash('true')), answer('done')];
   for (let round = 0; round < warmups + repetitions; round++) {
-    const short = await timeScript([answer('done')], tmp, 1);
-    const long = await timeScript(longScript(), tmp, LONG_RUN_TURNS);
-    if (round < warmups) continue;
-    oneTurn.push(short.wallMs);
-    longRun.push(long.wallMs);
-    serverCpuPerTurn.push((long.serverCpuMs - short.serverCpuMs) / (LONG_RUN_TURNS - 1));
+    for (const loop of ['agent', 'bare'] as const) {
+      const short = await timeScript(loop, [answer('done')], tmp, 1);
+      const long = await timeScript(loop, longScript(), tmp, LONG_RUN_TURNS);
+      if (round < warmups) continue;
+      samples[loop].one.push(short.wallMs);
+      samples[loop].long.push(long.wallMs);
+      if (loop === 'agent') serverCpuPerTurn.push((long.serverCpuMs - short.serverCpuMs) / (LONG_RUN_TURNS - 1));
+    }
   }
-  const perTurn = (median(longRun) - median(oneTurn)) / (LONG_RUN_TURNS - 1);
+  const perTurn = (loop: LoopName) => (median(samples[loop].long) - median(samples[loop].one)) / (LONG_RUN_TURNS - 1);
+  const ratio = perTurn('agent') / perTurn('bare');
   const bashAlone = await timeBashSpawns(41, tmp);
-  return {
-    id: 'per_turn_overhead',
-    label: 'harness overhead per turn',
-    value: perTurn,
-    unit: 'ms',
-    target: '≤ 5 ms',
-    pass: perTurn <= 5,
-    detail:
-      `(median ${LONG_RUN_TURNS}-turn run ${median(longRun).toFixed(1)} ms − median 1-turn run ${median(oneTurn).toFixed(1)} ms) / ` +
-      `${LONG_RUN_TURNS - 1}; command \`true\`, instant replies, ${repetitions} pairs; ` +
-      `CPU this process (the test server) spent per extra turn, included in the figure: ${median(serverCpuPerTurn).toFixed(2)} ms; ` +
-      `for scale, spawning \`bash -c true\` from node alone takes ${median(bashAlone).toFixed(2)} ms`,
-    data: {
-      oneTurnMs: summary(oneTurn),
-      longRunMs: summary(longRun),
-      serverCpuPerTurnMs: summary(serverCpuPerTurn),
-      bashSpawnMs: summary(bashAlone),
-      turns: LONG_RUN_TURNS,
+  const how =
+    `(median ${LONG_RUN_TURNS}-turn run − median 1-turn run) / ${LONG_RUN_TURNS - 1}; command \`true\`, instant replies, ` +
+    `${repetitions} rounds`;
+  return [
+    {
+      id: 'per_turn_overhead',
+      label: 'agent: time per turn',
+      value: perTurn('agent'),
+      unit: 'ms',
+      target: '(context)',
+      pass: undefined,
+      detail:
+        `${how}; 30-turn median ${median(samples.agent.long).toFixed(1)} ms, 1-turn ${median(samples.agent.one).toFixed(1)} ms; ` +
+        `the test server's CPU per turn, included: ${median(serverCpuPerTurn).toFixed(2)} ms; ` +
+        `spawning \`bash -c true\` from node alone takes ${median(bashAlone).toFixed(2)} ms`,
+      data: { oneTurnMs: summary(samples.agent.one), longRunMs: summary(samples.agent.long), serverCpuPerTurnMs: summary(serverCpuPerTurn), bashSpawnMs: summary(bashAlone), turns: LONG_RUN_TURNS },
     },
-  };
+    {
+      id: 'bare_loop_per_turn',
+      label: 'bare loop: time per turn (the floor)',
+      value: perTurn('bare'),
+      unit: 'ms',
+      target: '(reference)',
+      pass: undefined,
+      detail: `${how}; bench/bare-loop.mjs: node:http, the SSE read whole, an async \`bash -c\` per command, nothing else`,
+      data: { oneTurnMs: summary(samples.bare.one), longRunMs: summary(samples.bare.long) },
+    },
+    {
+      id: 'per_turn_ratio',
+      label: 'per turn × bare loop',
+      value: ratio,
+      unit: '×',
+      target: `≤ ${PER_TURN_TARGET} ×`,
+      pass: ratio <= PER_TURN_TARGET,
+      detail: 'agent per turn / bare loop per turn, both measured in this run',
+      data: {},
+    },
+  ];
 }
 
 /**
  * Wall time of one run, and the CPU this process (the test server, in practice) spent meanwhile:
  * the server is part of every turn's round trip, so its share is worth knowing.
  */
-async function timeScript(script: Turn[], tmp: string, expectedRequests: number): Promise<{ wallMs: number; serverCpuMs: number }> {
+async function timeScript(loop: LoopName, script: Turn[], tmp: string, expectedRequests: number): Promise<{ wallMs: number; serverCpuMs: number }> {
   const server = await startServer(script);
   try {
     const cpuBefore = process.cpuUsage();
-    const run = await timedRun(AGENT_BIN, ['run the commands'], { env: agentEnv(server.url, tmp), cwd: tmp });
+    const { command, args } = LOOPS[loop];
+    const run = await timedRun(command, [...args], { env: agentEnv(server.url, tmp), cwd: tmp });
     const cpu = process.cpuUsage(cpuBefore);
-    expectRun(`${expectedRequests}-turn run`, run.code === 0 && server.validRequests().length === expectedRequests, run);
+    expectRun(`${loop}: ${expectedRequests}-turn run`, run.code === 0 && server.validRequests().length === expectedRequests, run);
     return { wallMs: run.wallMs, serverCpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await server.close();
