@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     await step('per-turn overhead', () => measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp }));
     await step('peak memory under 1 GB of output', () => measureFloodRss(FLOOD_RUNS, tmp));
     await step('token bill with and without caching', () => measureCachingBill(tmp));
+    await step('token bill with and without caching, with an AGENTS.md', () => measureCachingBill(tmp, { agentsMd: true }));
     await step('45 turns against a 200k window', () => measureLongRun(tmp));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
