@@ -28,8 +28,8 @@ interface Piece {
  * failure. Past INSTRUCTIONS_CAP_BYTES the text is cut, with a note in the text and a warning.
  */
 export function loadProjectInstructions(cwd: string, home: string | undefined): ProjectInstructions {
-  const realCwd = realpathSync.native(cwd);
-  const root = findWorkTreeRoot(realCwd, home && realHome(home)) ?? realCwd;
+  const realCwd = realPath(cwd) ?? cwd;
+  const root = findWorkTreeRoot(realCwd, home ? realPath(home) : undefined) ?? realCwd;
   const pieces: Piece[] = [];
   const files: string[] = [];
   const warnings: string[] = [];
@@ -58,9 +58,9 @@ export function loadProjectInstructions(cwd: string, home: string | undefined): 
   return { files, text: instructionsSection(pieces, leftOut), warnings, summary: summarise(files) };
 }
 
-function realHome(home: string): string | undefined {
+function realPath(path: string): string | undefined {
   try {
-    return realpathSync.native(home);
+    return realpathSync.native(path);
   } catch {
     return undefined;
   }
