@@ -26,8 +26,17 @@ function csv(rows: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Writes the project into `dir`: four source files of 3–5 KB, a README and a CSV. */
-export function writeProject(dir: string): void {
+/** Instructions of a realistic size: what to run, the style to keep, what not to touch. */
+function agentsMd(): string {
+  const rules = Array.from({ length: 40 }, (_, i) => `- Rule ${i + 1}: keep step ${i + 1} pure; its tests live in test/step${i + 1}.test.ts and run with \`npm test -- step${i + 1}\`.`);
+  return ['# Working on calc', '', 'Run `npm test` before you finish. Keep 2-space indents.', '', ...rules, ''].join('\n');
+}
+
+export const AGENTS_MD_BYTES = Buffer.byteLength(agentsMd());
+
+/** Writes the project into `dir`: four source files of 3–5 KB, a README and a CSV; with `agentsMd`, an AGENTS.md. */
+export function writeProject(dir: string, options: { agentsMd?: boolean } = {}): void {
+  if (options.agentsMd) writeFileSync(join(dir, 'AGENTS.md'), agentsMd());
   mkdirSync(join(dir, 'src'), { recursive: true });
   mkdirSync(join(dir, 'data'), { recursive: true });
   writeFileSync(join(dir, 'src/tokens.ts'), sourceFile('tokens', 14));

@@ -78,6 +78,7 @@ async function main(): Promise<void> {
     ['breakdown', "where a turn's CPU goes", () => measureTurnBreakdown(tmp)],
     ['memory', 'peak memory under 1 GB of output', () => measureFloodRss(FLOOD_RUNS, tmp)],
     ['cache', 'token bill with and without caching', () => measureCachingBill(tmp)],
+    ['cache', 'token bill with and without caching, with an AGENTS.md', () => measureCachingBill(tmp, { agentsMd: true })],
     ['long-run', '45 turns against a 200k window', () => measureLongRun(tmp)],
   ];
   const unknown = chosen.filter((name) => !steps.some(([step]) => step === name));

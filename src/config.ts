@@ -1,4 +1,5 @@
 import type { GuardPolicy } from './guard/judge.js';
+import type { ProjectInstructions } from './instructions/load.js';
 
 // The settings of a run. The command line builds a Config from flags, environment and dotenv file
 // (src/cli/config.ts); everything else only reads one.
@@ -39,8 +40,12 @@ export interface Config {
   maxTimeoutSec: number;
   cwd: string;
   outputFormat: OutputFormat;
+  /** The replacement of the built-in system prompt (--system-prompt or --system-prompt-file). */
   systemPrompt: string | undefined;
+  /** Appended after the project instructions (--append-system-prompt or --append-system-prompt-file). */
   appendSystemPrompt: string | undefined;
+  /** The repository's AGENTS.md / CLAUDE.md files, read once at start-up; none with --no-project-instructions. */
+  instructions: ProjectInstructions;
   guard: GuardPolicy;
   sandbox: boolean;
   transcriptPath: string | undefined;

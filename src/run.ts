@@ -72,10 +72,11 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   const system = buildSystemPrompt({
     cwd: config.cwd,
     replace: config.systemPrompt,
+    projectInstructions: config.instructions.text,
     append: config.appendSystemPrompt,
     sandboxed: config.sandbox,
   });
-  const sections = [system, ...(structured ? [structured.systemSection] : [])];
+  const sections = [system, ...(structured ? [structured.systemSection] : [])].filter((text) => text.trim() !== '');
   const shape: RequestShape = { system: sections.map((text) => ({ type: 'text', text })), tools: toolbox.specs };
   input.session.describe({ system: sections.join('\n\n'), tools: toolbox.specs });
   const callModel = withCostLimit(createModelCall({ config, shape, emit: countingEmit, stats, extras: structured?.extras }), config.budget, stats, stop);

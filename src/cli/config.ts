@@ -8,6 +8,7 @@ import { readCredentials } from './credentials.js';
 import { DEFAULTS, OUTPUT_FORMATS } from './defaults.js';
 import { loadDotenv } from './dotenv-trust.js';
 import { checkNetworkSettings } from './network-config.js';
+import { resolvePromptOptions, type RawPromptOptions } from './prompt-options.js';
 import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
 import { resolveSessionOptions, type RawSessionOptions } from './session-options.js';
 
@@ -15,7 +16,7 @@ import { resolveSessionOptions, type RawSessionOptions } from './session-options
 const MIN_CONTEXT_WINDOW = 1_024;
 
 /** The flags as commander hands them over: strings, booleans and lists, not yet checked. */
-export interface RawOptions extends RawSessionOptions, RawBudgetOptions {
+export interface RawOptions extends RawSessionOptions, RawBudgetOptions, RawPromptOptions {
   model?: string;
   maxTurns?: string;
   maxTokens?: string;
@@ -23,8 +24,6 @@ export interface RawOptions extends RawSessionOptions, RawBudgetOptions {
   maxTimeout?: string;
   cwd?: string;
   outputFormat?: string;
-  systemPrompt?: string;
-  appendSystemPrompt?: string;
   allow?: string[];
   deny?: string[];
   dangerouslySkipGuard?: boolean;
@@ -66,6 +65,7 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
   const model = nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULTS.model;
 
   const baseURL = readBaseURL(env);
+  const prompt = resolvePromptOptions(raw, cwd, env.HOME);
   return {
     model,
     maxTurns: positiveInt('--max-turns', raw.maxTurns, DEFAULTS.maxTurns),
@@ -74,8 +74,9 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     maxTimeoutSec,
     cwd,
     outputFormat,
-    systemPrompt: raw.systemPrompt,
-    appendSystemPrompt: raw.appendSystemPrompt,
+    systemPrompt: prompt.systemPrompt,
+    appendSystemPrompt: prompt.appendSystemPrompt,
+    instructions: prompt.instructions,
     guard: { builtinRules: !raw.dangerouslySkipGuard, allow: checkRules('--allow', raw.allow), deny: checkRules('--deny', raw.deny) },
     sandbox: Boolean(raw.sandbox),
     transcriptPath: raw.transcript === undefined ? undefined : resolve(raw.transcript),
@@ -87,7 +88,7 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     baseURL,
     retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, DEFAULTS.retryBaseDelayMs),
     streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, DEFAULTS.streamIdleMs),
-    warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins)],
+    warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins), ...prompt.instructions.warnings],
     passEnv: checkPassEnv(raw.passEnv),
     sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env),
     jsonSchema: nonEmpty(raw.jsonSchema, '--json-schema'),

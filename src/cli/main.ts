@@ -74,6 +74,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
   const output = await openOutput(config, stdout, session, (cleanup) => cleanups.push(cleanup));
   session.log.warn = (message) => output.emit({ type: 'warning', message });
   for (const message of [...config.warnings, ...session.notes]) output.emit({ type: 'warning', message });
+  output.emit({ type: 'notice', message: config.instructions.summary });
 
   let result: ResultObject;
   try {

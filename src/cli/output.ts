@@ -48,7 +48,13 @@ export async function openOutput(
   });
   const sinks: EventSink[] = [human.onEvent];
   if (config.outputFormat === 'stream-json') {
-    sinks.push(createStreamJsonRenderer(stdout.write, { session_id: session.id, model: config.model, cwd: config.cwd, tools: ['bash'] }));
+    sinks.push(createStreamJsonRenderer(stdout.write, {
+      session_id: session.id,
+      model: config.model,
+      cwd: config.cwd,
+      tools: ['bash'],
+      instructions_files: config.instructions.files,
+    }));
   }
   sinks.push(session.log.onEvent);
   return {

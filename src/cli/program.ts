@@ -20,7 +20,10 @@ export function buildProgram(version: string): Command {
     .option('--max-tokens <n>', withDefault('max_tokens of each model call', DEFAULTS.maxTokens))
     .option('--context-window <tokens>', withDefault("the model's context window, for budgeting", DEFAULTS.contextWindow))
     .option('--system-prompt <text>', 'replace the built-in system prompt')
-    .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--system-prompt-file <path>', 'replace the built-in system prompt with a file\'s text')
+    .option('--append-system-prompt <text>', 'append to the system prompt, after the project instructions')
+    .option('--append-system-prompt-file <path>', 'append a file\'s text to the system prompt')
+    .option('--no-project-instructions', 'read no AGENTS.md or CLAUDE.md into the system prompt')
     .option('--no-cache', 'send no prompt-caching breakpoints');
 
   program
