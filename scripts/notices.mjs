@@ -3,7 +3,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const LICENSE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt|markdown))?$/i;
+// LICENSE, LICENCE.txt, COPYING.md, and the suffixed names of dual licences (LICENSE-MIT, LICENSE-APACHE, LICENSE.BSD).
+const LICENSE_FILE = /^(licen[cs]e|copying|notice)([-._][\w-]+)*$/i;
+const CODE_FILE = /\.(c|m)?(js|ts)$|\.json$|\.map$/i;
 
 /** The package directories (node_modules/<name> or node_modules/@scope/<name>) that the bundle's inputs came from. */
 function bundledPackages(metafile) {
@@ -19,7 +21,7 @@ function bundledPackages(metafile) {
 
 function noticeOf(dir) {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  const files = readdirSync(dir).filter((name) => LICENSE_FILE.test(name)).sort();
+  const files = readdirSync(dir).filter((name) => LICENSE_FILE.test(name) && !CODE_FILE.test(name)).sort();
   const texts = files.map((name) => readFileSync(join(dir, name), 'utf8').trim());
   const licence = typeof pkg.license === 'string' ? pkg.license : (pkg.license?.type ?? 'see below');
   if (texts.length === 0) {

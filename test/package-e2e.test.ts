@@ -46,6 +46,8 @@ describe('the packed tarball installed globally', () => {
       expect(notices).toMatch(new RegExp(`^- ${name.replace('/', '\\/')} \\d+\\.\\d+\\.\\d+ \\(`, 'm'));
     }
     expect(notices).toContain('Apache License');
+    // The SDK ships its earlier licence as LICENSE-MIT, beside LICENSE.
+    expect(notices).toContain(readFileSync(join(ROOT, 'node_modules', '@anthropic-ai', 'sdk', 'LICENSE-MIT'), 'utf8').trim());
   });
 
   it('runs as `agent` from the prefix against an Anthropic-compatible server', async () => {
