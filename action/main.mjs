@@ -1,64 +1,58 @@
-// The action's run step. The inputs become the agent's arguments (the API key never does: it goes through the
-// environment), the result object becomes step outputs and a job summary, and the step fails when the run did,
-// unless fail-on-error is 'false'.
+// The action's entry point, run by the runner's own Node.js (runs.using: node24). The order matters:
+// 1. inputs checked, then the gate (who triggered the run), before anything else runs or any model request;
+// 2. the key masked, the sandbox prepared;
+// 3. the agent run inside a command fence, so that nothing it or its commands print acts as a workflow command;
+// 4. outputs, the job summary, and the step's status.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkTrigger } from './gate.mjs';
+import { agentArguments, agentEnvironment, flagOf, input, InputError } from './inputs.mjs';
+import { prepareSandbox } from './sandbox.mjs';
+import { summaryText } from './summary.mjs';
+import { commandFence, workflowCommand } from './workflow-commands.mjs';
 
-const input = (name) => (process.env[`INPUT_${name}`] ?? '').trim();
+const ACTION_ROOT = resolve(import.meta.dirname, '..');
+const write = (text) => process.stdout.write(text);
 
-function fail(message) {
-  process.stdout.write(`::error title=agent::${message}\n`);
-  process.exit(2);
+function fail(title, message, code = 2) {
+  write(workflowCommand('error', { title }, message));
+  process.exit(code);
 }
 
-function flagOf(name) {
-  const value = input(name);
-  if (value !== 'true' && value !== 'false' && value !== '') fail(`${name.toLowerCase().replace(/_/g, '-')} must be 'true' or 'false', not '${value}'.`);
-  return value;
+/** The agent to run: agent-path, or the prebuilt one that ships with this release of the action. */
+function agentCommand(args) {
+  const installed = input('agent-path');
+  if (installed !== '') return { file: installed, args };
+  if (!existsSync(join(ACTION_ROOT, 'dist', 'cli.js'))) {
+    fail(
+      'agent',
+      'This copy of the action holds no prebuilt agent (dist/cli.js): use a release of the action, whose tags carry it, ' +
+        'or install agent in an earlier step (npm install --global agent-cli) and set agent-path.',
+    );
+  }
+  return { file: process.execPath, args: ['--', join(ACTION_ROOT, 'bin', 'agent'), ...args] };
 }
 
-function agentArguments() {
-  const workingDirectory = resolve(input('WORKING_DIRECTORY') || '.');
-  const args = ['--output-format', 'json', '--no-stdin', '--cwd', workingDirectory];
-  const option = (flag, name) => {
-    if (input(name) !== '') args.push(flag, input(name));
-  };
-  option('--model', 'MODEL');
-  option('--max-turns', 'MAX_TURNS');
-  option('--max-budget-usd', 'MAX_BUDGET_USD');
-  option('--max-duration', 'MAX_DURATION');
-  option('--json-schema', 'JSON_SCHEMA');
-  if (flagOf('SANDBOX') === 'true') args.push('--sandbox');
-  args.push(...(process.env.INPUT_ARGS ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== ''));
-  const prompt = input('PROMPT');
-  const promptFile = input('PROMPT_FILE');
-  if (prompt !== '' && promptFile !== '') fail('Give prompt or prompt-file, not both.');
-  if (prompt === '' && promptFile === '') fail('No task: give the prompt input, or prompt-file.');
-  if (promptFile !== '') args.push('--prompt-file', resolve(workingDirectory, promptFile));
-  else args.push('--', prompt);
-  return args;
-}
-
-/** The agent's environment: the runner's, without the action's inputs, with the key from the input if given. */
-function agentEnvironment() {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('INPUT_')));
-  const key = input('ANTHROPIC_API_KEY');
-  if (key !== '') env.ANTHROPIC_API_KEY = key;
-  return env;
-}
-
-function runAgent(args) {
-  const bin = join(process.env.GITHUB_ACTION_PATH ?? resolve(import.meta.dirname, '..'), 'bin', 'agent');
+function runAgent({ file, args }) {
+  const fence = commandFence(write);
+  fence.open();
   return new Promise((done) => {
-    // The agent itself checks the working directory (--cwd), so a missing one is its usage error, with a result.
-    const child = spawn(process.execPath, ['--', bin, ...args], { env: agentEnvironment(), stdio: ['ignore', 'pipe', 'inherit'] });
+    // The agent's stderr is relayed through this process's stdout: one stream, so the fence surely comes first.
+    const child = spawn(file, args, { env: agentEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
-    child.on('error', (error) => fail(`cannot start the agent: ${error.message}`));
-    child.on('close', (code, signal) => done({ code: code ?? 128 + (constants.signals[signal] ?? 0), stdout }));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => fence.relay(chunk));
+    child.on('error', (error) => {
+      fence.close();
+      fail('agent', `cannot start the agent (${file}): ${error.message}`);
+    });
+    child.on('close', (code, signal) => {
+      fence.close();
+      done({ code: code ?? 128 + (constants.signals[signal] ?? 0), stdout });
+    });
   });
 }
 
@@ -71,42 +65,54 @@ function setOutputs(outputs) {
   }
 }
 
-function summary(result, code) {
-  const title = result ? `agent: ${result.subtype}` : `agent: exit ${code}, no result object`;
-  const lines = [`### ${title}`, ''];
-  if (result) {
-    const seconds = (result.duration_ms / 1000).toFixed(1);
-    const cost = result.total_cost_usd === undefined ? 'unknown' : `$${result.total_cost_usd.toFixed(4)}`;
-    lines.push('| turns | commands | time | cost |', '|---|---|---|---|', `| ${result.num_turns} | ${result.commands} | ${seconds} s | ${cost} |`, '');
-    if (result.error) lines.push(`**Error:** ${result.error}`, '');
-    if (result.structured_output !== undefined) lines.push('```json', JSON.stringify(result.structured_output, null, 2), '```', '');
-    else if (result.result) lines.push(result.result, '');
+function parseResult(stdout) {
+  try {
+    return JSON.parse(stdout);
+  } catch {
+    return undefined;
   }
-  return `${lines.join('\n')}\n`;
 }
 
-const failOnError = flagOf('FAIL_ON_ERROR') !== 'false';
-const args = agentArguments();
-const { code, stdout } = await runAgent(args);
-let result;
-try {
-  result = JSON.parse(stdout);
-} catch {
-  result = undefined;
+function report(code, stdout, wantSummary) {
+  const result = parseResult(stdout);
+  const resultFile = join(process.env.RUNNER_TEMP || tmpdir(), `agent-result-${randomBytes(6).toString('hex')}.json`);
+  writeFileSync(resultFile, stdout);
+  setOutputs({
+    result: result?.result ?? '',
+    structured_output: result?.structured_output === undefined ? '' : JSON.stringify(result.structured_output),
+    subtype: result?.subtype ?? '',
+    exit_code: String(code),
+    session_id: result?.session_id ?? '',
+    total_cost_usd: result?.total_cost_usd === undefined ? '' : String(result.total_cost_usd),
+    result_file: resultFile,
+  });
+  if (wantSummary && process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, summaryText(result, code));
+  return result;
 }
-const resultFile = join(process.env.RUNNER_TEMP || tmpdir(), `agent-result-${randomBytes(6).toString('hex')}.json`);
-writeFileSync(resultFile, stdout);
-setOutputs({
-  result: result?.result ?? '',
-  structured_output: result?.structured_output === undefined ? '' : JSON.stringify(result.structured_output),
-  subtype: result?.subtype ?? '',
-  exit_code: String(code),
-  session_id: result?.session_id ?? '',
-  total_cost_usd: result?.total_cost_usd === undefined ? '' : String(result.total_cost_usd),
-  result_file: resultFile,
-});
-if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, summary(result, code));
-if (code !== 0 && failOnError) {
-  process.stdout.write(`::error title=agent::${(result?.error ?? `the agent exited with status ${code}`).replace(/\r?\n/g, ' ')}\n`);
-  process.exit(code);
+
+async function main() {
+  let args, failOnError, wantSummary, sandbox;
+  try {
+    failOnError = flagOf('fail-on-error') !== 'false';
+    wantSummary = flagOf('summary') !== 'false';
+    sandbox = flagOf('sandbox') === 'true';
+    args = agentArguments();
+  } catch (error) {
+    if (error instanceof InputError) fail('agent', error.message);
+    throw error;
+  }
+  const command = agentCommand(args);
+  for (const secret of [input('anthropic-api-key'), input('github-token')]) if (secret !== '') write(`::add-mask::${secret}\n`);
+  const gate = await checkTrigger(process.env, { allowedUsers: input('allowed-users'), allowedBots: input('allowed-bots'), token: input('github-token') });
+  if (gate.refused) fail('agent: run refused', `Not run: ${gate.refused}`, 1);
+  write(`Run admitted: ${gate.admitted}\n`);
+  if (sandbox) {
+    const problem = prepareSandbox(process.env, ACTION_ROOT, write);
+    if (problem) fail('agent: sandbox', problem, 1);
+  }
+  const { code, stdout } = await runAgent(command);
+  const result = report(code, stdout, wantSummary);
+  if (code !== 0 && failOnError) fail('agent', result?.error ?? `the agent exited with status ${code}`, code);
 }
+
+await main();

@@ -1,49 +1,41 @@
-// Runs the steps of action.yml the way a GitHub runner runs a composite action, without GitHub: inputs with their
-// defaults, `${{ … }}` expressions, `if:` conditions, `shell: bash` as `bash --noprofile --norc -eo pipefail`, and
-// the GITHUB_OUTPUT, GITHUB_STEP_SUMMARY and GITHUB_ENV files. Only the expression forms the action uses are
-// understood; any other makes the run throw, so the action stays this simple.
+// Runs action.yml the way a GitHub runner runs a JavaScript action, without GitHub: each input as INPUT_<NAME>
+// (upper-cased, dashes kept) with its default, `${{ github.token }}` in a default, the runner's Node.js running
+// `runs.main` in the workspace, the GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and the workflow commands in the
+// step's output read as the runner reads them (see workflow-commands.ts).
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { tempDir } from './run-agent.js';
+import { baseEnv, tempDir } from './run-agent.js';
+import { type ActedCommand, readWorkflowCommands } from './workflow-commands.js';
 
 export const ACTION_ROOT = resolve(import.meta.dirname, '../..');
 
-interface ActionStep {
-  name: string;
-  id?: string;
-  if?: string;
-  shell: string;
-  run: string;
-  env?: Record<string, string>;
-}
-
 export interface ActionDefinition {
-  inputs: Record<string, { default?: string; required?: boolean }>;
-  outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: ActionStep[] };
-}
-
-export interface StepRun {
-  name: string;
-  skipped: boolean;
-  code: number | null;
-  stdout: string;
-  stderr: string;
+  inputs: Record<string, { default?: string; required?: boolean; description?: string }>;
+  outputs: Record<string, { description: string }>;
+  runs: { using: string; main: string };
 }
 
 export interface ActionRun {
-  steps: StepRun[];
-  /** The action's outputs, as its `outputs:` section maps them from the steps'. */
+  /** The action's outputs, from GITHUB_OUTPUT. */
   outputs: Record<string, string>;
   summary: string;
-  /** Exit status of the first step that failed, or 0. */
-  code: number;
+  /** The step's exit status. */
+  code: number | null;
+  /** The step's output as written, stdout then stderr. */
+  stdout: string;
+  stderr: string;
+  /** The workflow commands the runner acted on, in order. */
+  commands: ActedCommand[];
+  /** The step's log as the runner shows it: masked values as ***, acted-on commands left out. */
+  log: string;
+  /** What the step left in the runner's GITHUB_ENV and GITHUB_PATH files. */
+  files: { env: string; path: string };
 }
 
-export function loadAction(): ActionDefinition {
-  return parse(readFileSync(join(ACTION_ROOT, 'action.yml'), 'utf8')) as ActionDefinition;
+export function loadAction(root = ACTION_ROOT): ActionDefinition {
+  return parse(readFileSync(join(root, 'action.yml'), 'utf8')) as ActionDefinition;
 }
 
 /** `name<<DELIMITER\nvalue\nDELIMITER` records, as GitHub reads GITHUB_OUTPUT. */
@@ -65,30 +57,17 @@ export function parseOutputFile(text: string): Record<string, string> {
   return outputs;
 }
 
-type Context = { inputs: Record<string, string>; steps: Record<string, Record<string, string>> };
-
-function evaluate(expression: string, context: Context): string {
-  const inputMatch = /^inputs\.([\w-]+)$/.exec(expression);
-  if (inputMatch) return context.inputs[inputMatch[1]!] ?? '';
-  const stepMatch = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expression);
-  if (stepMatch) return context.steps[stepMatch[1]!]?.[stepMatch[2]!] ?? '';
-  throw new Error(`action.yml uses an expression this runner does not know: ${expression}`);
+function inputDefault(value: string | undefined, githubToken: string): string {
+  if (value === undefined) return '';
+  return value.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expression: string) => {
+    if (expression === 'github.token') return githubToken;
+    throw new Error(`action.yml uses an expression this runner does not know: ${expression}`);
+  });
 }
 
-function substitute(text: string, context: Context): string {
-  return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expression: string) => evaluate(expression, context));
-}
-
-function condition(text: string | undefined, context: Context): boolean {
-  if (text === undefined) return true;
-  const equality = /^inputs\.([\w-]+) == '([^']*)'$/.exec(text.trim());
-  if (!equality) throw new Error(`action.yml uses a condition this runner does not know: ${text}`);
-  return (context.inputs[equality[1]!] ?? '') === equality[2];
-}
-
-function runBash(script: string, env: Record<string, string>, cwd: string): Promise<Omit<StepRun, 'name' | 'skipped'>> {
+function runNode(main: string, env: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -98,29 +77,39 @@ function runBash(script: string, env: Record<string, string>, cwd: string): Prom
   });
 }
 
-/** Runs the action's steps in `workspace` with `inputs`; `env` is the job's environment (PATH, the API's URL, …). */
-export async function runAction(inputs: Record<string, string>, env: Record<string, string>, workspace: string): Promise<ActionRun> {
-  const action = loadAction();
+export interface RunOptions {
+  /** What `${{ github.token }}` stands for. */
+  githubToken?: string;
+  /** Where the action lives (the checkout of its repository at the ref used); this checkout by default. */
+  root?: string;
+}
+
+/** Runs the action in `workspace` with `inputs`; `env` is the job's environment (PATH, the API's URL, the event, …). */
+export async function runAction(inputs: Record<string, string>, env: Record<string, string>, workspace: string, options: RunOptions = {}): Promise<ActionRun> {
+  const root = options.root ?? ACTION_ROOT;
+  const action = loadAction(root);
+  if (action.runs.using !== 'node24') throw new Error(`this runner runs node24 actions, not ${action.runs.using}`);
   const files = tempDir('agent-action-');
-  const paths = { GITHUB_OUTPUT: join(files, 'output'), GITHUB_STEP_SUMMARY: join(files, 'summary'), GITHUB_ENV: join(files, 'env') };
+  const paths = { GITHUB_OUTPUT: join(files, 'output'), GITHUB_STEP_SUMMARY: join(files, 'summary'), GITHUB_ENV: join(files, 'env'), GITHUB_PATH: join(files, 'path') };
   for (const path of Object.values(paths)) writeFileSync(path, '');
-  const withDefaults = Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [name, inputs[name] ?? spec.default ?? '']));
-  const context: Context = { inputs: withDefaults, steps: {} };
-  const steps: StepRun[] = [];
-  let code = 0;
-  for (const step of action.runs.steps) {
-    if (code !== 0 || !condition(step.if, context)) {
-      steps.push({ name: step.name, skipped: true, code: null, stdout: '', stderr: '' });
-      continue;
-    }
-    if (step.shell !== 'bash') throw new Error(`step ${step.name}: only shell: bash is supported`);
-    writeFileSync(paths.GITHUB_OUTPUT, '');
-    const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, substitute(String(value), context)]));
-    const ran = await runBash(substitute(step.run, context), { ...env, ...paths, GITHUB_ACTION_PATH: ACTION_ROOT, RUNNER_TEMP: files, ...stepEnv }, workspace);
-    steps.push({ name: step.name, skipped: false, ...ran });
-    if (step.id) context.steps[step.id] = parseOutputFile(readFileSync(paths.GITHUB_OUTPUT, 'utf8'));
-    if (ran.code !== 0) code = ran.code ?? 1;
+  const inputEnv: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(action.inputs)) {
+    inputEnv[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = inputs[name] ?? inputDefault(spec.default, options.githubToken ?? 'ghs_job_token_0123456789');
   }
-  const outputs = Object.fromEntries(Object.entries(action.outputs).map(([name, spec]) => [name, substitute(spec.value, context)]));
-  return { steps, outputs, summary: readFileSync(paths.GITHUB_STEP_SUMMARY, 'utf8'), code };
+  const ran = await runNode(join(root, action.runs.main), { ...env, ...paths, RUNNER_TEMP: files, ...inputEnv }, workspace);
+  const read = readWorkflowCommands(ran.stdout);
+  return {
+    ...ran,
+    outputs: parseOutputFile(readFileSync(paths.GITHUB_OUTPUT, 'utf8')),
+    summary: readFileSync(paths.GITHUB_STEP_SUMMARY, 'utf8'),
+    commands: read.commands,
+    log: read.log,
+    files: { env: readFileSync(paths.GITHUB_ENV, 'utf8'), path: readFileSync(paths.GITHUB_PATH, 'utf8') },
+  };
+}
+
+/** A job's environment for the action: the test server as the API, no key, an event that needs no gate. */
+export function jobEnv(serverUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  const { ANTHROPIC_API_KEY: _key, ...env } = baseEnv(serverUrl);
+  return { ...env, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_ACTOR: 'maintainer', GITHUB_REPOSITORY: 'owner/repo', RUNNER_OS: 'Linux', ...extra };
 }
