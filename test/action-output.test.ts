@@ -1,5 +1,7 @@
 // What the action shows: the step's log, where nothing the model or its commands print may act as a workflow
 // command, and the job summary, where the answer is shown inert and cut below the summary's size limit.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobEnv, runAction } from './support/action-runner.js';
 import { answer, answerWithLastResult, bash, tempDir } from './support/run-agent.js';
@@ -33,6 +35,18 @@ describe('the log', () => {
     expect(resume).toEqual({ command: stop!.data, properties: {}, data: '' });
     expect(rest).toEqual([]);
     expect(run.outputs.result).toBe('::warning::forged in the answer');
+  });
+
+  it("closes the fence on a line of its own, so that the action's own annotation is still acted on", async () => {
+    const s = await serve([]);
+    const dir = tempDir('agent-partial-');
+    const agent = join(dir, 'agent');
+    const result = '{"type":"result","subtype":"error_api","error":"the model failed","num_turns":1,"commands":0,"duration_ms":1}';
+    writeFileSync(agent, `#!/bin/bash\nprintf '::stop-commands::guess\\n::warning::no newline at the end' >&2\necho '${result}'\nexit 3\n`, { mode: 0o755 });
+    const run = await runAction({ prompt: 'x', sandbox: 'false', 'agent-path': agent }, jobEnv(s.url), tempDir());
+    expect(run.code).toBe(3);
+    expect(run.commands.map((command) => command.command).slice(-2)).toEqual([run.commands.at(-3)!.data, 'error']);
+    expect(run.commands.at(-1)).toEqual({ command: 'error', properties: { title: 'agent' }, data: 'the model failed' });
   });
 
   it("keeps the runner's command files and tokens from the agent: no line in GITHUB_ENV or GITHUB_OUTPUT", async () => {

@@ -1,5 +1,6 @@
 // How the action gets ready: the sandbox (only on Linux; the AppArmor switch only on GitHub-hosted runners), and
 // the agent it runs (the prebuilt one it ships, or agent-path), with nothing installed or built during the job.
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,7 +55,7 @@ describe('the sandbox', () => {
   it('says so when bubblewrap is missing and there is no apt-get to install it', async () => {
     const s = await serve([answer('never')]);
     const tools = standIns({});
-    for (const command of ['bash', 'id']) symlinkSync(join('/usr/bin', command), join(tools.dir, command));
+    for (const command of ['bash', 'id']) symlinkSync(execFileSync('bash', ['-c', `command -v ${command}`], { encoding: 'utf8' }).trim(), join(tools.dir, command));
     const run = await runAction({ prompt: 'x' }, jobEnv(s.url, { ANTHROPIC_API_KEY: KEY, PATH: tools.dir }), tempDir());
     expect(run.code).toBe(1);
     expect(errorsOf(run)).toEqual([expect.stringMatching(/bubblewrap \(bwrap\) is not installed, and there is no apt-get to install it/)]);
