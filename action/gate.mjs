@@ -9,7 +9,10 @@ const WRITE_PERMISSIONS = new Set(['admin', 'maintain', 'write']);
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 function listOf(text) {
-  return text.split(/[\s,]+/).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  return text
+    .split(/[\s,]+/)
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
 }
 
 const isBot = (actor) => actor.toLowerCase().endsWith('[bot]');
@@ -28,16 +31,30 @@ async function askPermission(actor, { token, apiUrl, repository, timeoutMs }) {
   let response;
   try {
     response = await fetch(url, {
-      headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': 'agent-action' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        'user-agent': 'agent-action',
+      },
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
     const timedOut = error?.name === 'TimeoutError';
-    return { refused: timedOut ? `${where} did not answer within ${timeoutMs / 1000} s.` : `${where} could not be reached: ${error?.cause?.message ?? error?.message}.` };
+    return {
+      refused: timedOut
+        ? `${where} did not answer within ${timeoutMs / 1000} s.`
+        : `${where} could not be reached: ${error?.cause?.message ?? error?.message}.`,
+    };
   }
-  if (response.status === 404) return { refused: `${where} answered 404: ${actor} is not a collaborator of ${repository}, or the token cannot see it.` };
+  if (response.status === 404)
+    return {
+      refused: `${where} answered 404: ${actor} is not a collaborator of ${repository}, or the token cannot see it.`,
+    };
   if (response.status === 401 || response.status === 403) {
-    return { refused: `${where} answered ${response.status}: the token may not read collaborators' permissions (or the rate limit is spent).` };
+    return {
+      refused: `${where} answered ${response.status}: the token may not read collaborators' permissions (or the rate limit is spent).`,
+    };
   }
   if (response.status !== 200) return { refused: `${where} answered ${response.status}.` };
   let body;
@@ -50,7 +67,9 @@ async function askPermission(actor, { token, apiUrl, repository, timeoutMs }) {
   const permission = String(body?.permission ?? 'none');
   const role = String(body?.role_name ?? permission);
   if (WRITE_PERMISSIONS.has(permission)) return { admitted: `${actor} has ${role} access.` };
-  return { refused: `${actor} has ${role} access to ${repository}; the action runs only for actors with write access, or named in allowed-users.` };
+  return {
+    refused: `${actor} has ${role} access to ${repository}; the action runs only for actors with write access, or named in allowed-users.`,
+  };
 }
 
 async function checkActor(actor, settings) {
@@ -59,7 +78,8 @@ async function checkActor(actor, settings) {
     return { refused: `${actor} is a bot; bots start the action only when named in allowed-bots.` };
   }
   if (settings.users.has(actor.toLowerCase())) return { admitted: `${actor} is named in allowed-users.` };
-  if (settings.token === '') return { refused: `no github-token to ask the GitHub API whether ${actor} has write access.` };
+  if (settings.token === '')
+    return { refused: `no github-token to ask the GitHub API whether ${actor} has write access.` };
   return askPermission(actor, settings);
 }
 
@@ -70,9 +90,13 @@ async function checkActor(actor, settings) {
 export async function checkTrigger(env, inputs) {
   const event = env.GITHUB_EVENT_NAME ?? '';
   if (WRITERS_ONLY_EVENTS.has(event)) return { admitted: `${event} events need write access to cause.` };
-  const actors = [...new Set([env.GITHUB_ACTOR ?? '', env.GITHUB_TRIGGERING_ACTOR ?? ''].filter((actor) => actor !== ''))];
-  if (actors.length === 0) return { refused: `the ${event || 'unknown'} event names no actor (GITHUB_ACTOR is empty).` };
-  if (!/^[\w.-]+\/[\w.-]+$/.test(env.GITHUB_REPOSITORY ?? '')) return { refused: 'GITHUB_REPOSITORY does not name a repository.' };
+  const actors = [
+    ...new Set([env.GITHUB_ACTOR ?? '', env.GITHUB_TRIGGERING_ACTOR ?? ''].filter((actor) => actor !== '')),
+  ];
+  if (actors.length === 0)
+    return { refused: `the ${event || 'unknown'} event names no actor (GITHUB_ACTOR is empty).` };
+  if (!/^[\w.-]+\/[\w.-]+$/.test(env.GITHUB_REPOSITORY ?? ''))
+    return { refused: 'GITHUB_REPOSITORY does not name a repository.' };
   let bots;
   try {
     bots = parseBots(inputs.allowedBots);
@@ -85,7 +109,8 @@ export async function checkTrigger(env, inputs) {
     token: inputs.token,
     apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
     repository: env.GITHUB_REPOSITORY,
-    timeoutMs: Number(env.AGENT_ACTION_API_TIMEOUT_MS) > 0 ? Number(env.AGENT_ACTION_API_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS,
+    timeoutMs:
+      Number(env.AGENT_ACTION_API_TIMEOUT_MS) > 0 ? Number(env.AGENT_ACTION_API_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS,
   };
   const reasons = [];
   for (const actor of actors) {

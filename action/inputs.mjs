@@ -8,7 +8,8 @@ export const input = (name) => (process.env[`INPUT_${name.replace(/ /g, '_').toU
 
 export function flagOf(name) {
   const value = input(name);
-  if (value !== 'true' && value !== 'false' && value !== '') throw new InputError(`${name} must be 'true' or 'false', not '${value}'.`);
+  if (value !== 'true' && value !== 'false' && value !== '')
+    throw new InputError(`${name} must be 'true' or 'false', not '${value}'.`);
   return value;
 }
 
@@ -34,7 +35,10 @@ export function agentArguments() {
   option('--json-schema', 'json-schema');
   if (flagOf('sandbox') === 'true') args.push('--sandbox');
   if (flagOf('project-instructions') === 'false') args.push('--no-project-instructions');
-  const extra = (process.env.INPUT_ARGS ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const extra = (process.env.INPUT_ARGS ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   return [...args, ...extra, ...taskArguments(workingDirectory)];
 }
 
@@ -43,7 +47,8 @@ export function agentArguments() {
  * the runner's command files (a line in GITHUB_ENV or GITHUB_PATH would reach every later step of the job), and
  * the runner's own tokens (artifact and cache service, OIDC).
  */
-const WITHHELD = /^(INPUT_|ACTIONS_RUNTIME_|ACTIONS_ID_TOKEN_|ACTIONS_CACHE_|ACTIONS_RESULTS_)|^GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY)$/;
+const WITHHELD =
+  /^(INPUT_|ACTIONS_RUNTIME_|ACTIONS_ID_TOKEN_|ACTIONS_CACHE_|ACTIONS_RESULTS_)|^GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY)$/;
 
 /** The agent's environment: the runner's without what it must not see, with the key from the input if given. */
 export function agentEnvironment() {

@@ -86,7 +86,8 @@ function report(code, stdout, wantSummary) {
     total_cost_usd: result?.total_cost_usd === undefined ? '' : String(result.total_cost_usd),
     result_file: resultFile,
   });
-  if (wantSummary && process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, summaryText(result, code));
+  if (wantSummary && process.env.GITHUB_STEP_SUMMARY)
+    appendFileSync(process.env.GITHUB_STEP_SUMMARY, summaryText(result, code));
   return result;
 }
 
@@ -102,8 +103,13 @@ async function main() {
     throw error;
   }
   const command = agentCommand(args);
-  for (const secret of [input('anthropic-api-key'), input('github-token')]) if (secret !== '') write(`::add-mask::${secret}\n`);
-  const gate = await checkTrigger(process.env, { allowedUsers: input('allowed-users'), allowedBots: input('allowed-bots'), token: input('github-token') });
+  for (const secret of [input('anthropic-api-key'), input('github-token')])
+    if (secret !== '') write(`::add-mask::${secret}\n`);
+  const gate = await checkTrigger(process.env, {
+    allowedUsers: input('allowed-users'),
+    allowedBots: input('allowed-bots'),
+    token: input('github-token'),
+  });
   if (gate.refused) fail('agent: run refused', `Not run: ${gate.refused}`, 1);
   write(`Run admitted: ${gate.admitted}\n`);
   if (sandbox) {

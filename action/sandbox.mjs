@@ -17,12 +17,24 @@ export function prepareSandbox(env, actionRoot, write) {
     return `sandbox: 'true' needs Linux (bubblewrap), and this runner is ${os}. Run on a Linux runner, or set sandbox: 'false' to run commands unconfined (only for trusted tasks and repositories).`;
   }
   const script = join(actionRoot, 'action', 'install-bubblewrap.sh');
-  const run = spawnSync('bash', ['--noprofile', '--norc', script], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  write(`${run.stdout ?? ''}${run.stderr ?? ''}`.split('\n').filter((line) => line !== '' && !line.startsWith('::')).map((line) => `${line}\n`).join(''));
+  const run = spawnSync('bash', ['--noprofile', '--norc', script], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  write(
+    `${run.stdout ?? ''}${run.stderr ?? ''}`
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('::'))
+      .map((line) => `${line}\n`)
+      .join(''),
+  );
   if (run.error) return `cannot prepare the sandbox: ${run.error.message}`;
   if (run.status !== 0) {
     const last = (run.stderr ?? '').trim().split('\n').at(-1);
-    return last ? `cannot prepare the sandbox: ${last}` : `cannot prepare the sandbox: its set-up exited with status ${run.status}.`;
+    return last
+      ? `cannot prepare the sandbox: ${last}`
+      : `cannot prepare the sandbox: its set-up exited with status ${run.status}.`;
   }
   return undefined;
 }

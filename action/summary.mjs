@@ -33,9 +33,15 @@ export function summaryText(result, code) {
   if (result) {
     const seconds = (Number(result.duration_ms) / 1000).toFixed(1);
     const cost = typeof result.total_cost_usd === 'number' ? `$${result.total_cost_usd.toFixed(4)}` : 'unknown';
-    lines.push('| turns | commands | time | cost |', '|---|---|---|---|', `| ${Number(result.num_turns)} | ${Number(result.commands)} | ${seconds} s | ${cost} |`, '');
+    lines.push(
+      '| turns | commands | time | cost |',
+      '|---|---|---|---|',
+      `| ${Number(result.num_turns)} | ${Number(result.commands)} | ${seconds} s | ${cost} |`,
+      '',
+    );
     if (result.error) lines.push('**Error:**', '', ...answerLines(String(result.error), ''));
-    if (result.structured_output !== undefined) lines.push(...answerLines(JSON.stringify(result.structured_output, null, 2), 'json'));
+    if (result.structured_output !== undefined)
+      lines.push(...answerLines(JSON.stringify(result.structured_output, null, 2), 'json'));
     else if (result.result) lines.push(...answerLines(String(result.result), 'text'));
   }
   return `${lines.join('\n')}\n`;

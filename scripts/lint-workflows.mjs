@@ -12,7 +12,8 @@ export function workflowBlocks(markdown) {
   const blocks = [];
   const pattern = /^```ya?ml\n([\s\S]*?)^```$/gm;
   for (const match of markdown.matchAll(pattern)) {
-    if (/^jobs:/m.test(match[1])) blocks.push({ text: match[1], line: markdown.slice(0, match.index).split('\n').length + 1 });
+    if (/^jobs:/m.test(match[1]))
+      blocks.push({ text: match[1], line: markdown.slice(0, match.index).split('\n').length + 1 });
   }
   return blocks;
 }
@@ -24,11 +25,13 @@ export async function lintWorkflows(root = ROOT) {
   const workflows = join(root, '.github', 'workflows');
   for (const name of readdirSync(workflows).filter((file) => /\.ya?ml$/.test(file))) {
     const file = join('.github', 'workflows', name);
-    for (const problem of lint(readFileSync(join(root, file), 'utf8'), file)) problems.push(`${file}:${problem.line}:${problem.column}: ${problem.message}`);
+    for (const problem of lint(readFileSync(join(root, file), 'utf8'), file))
+      problems.push(`${file}:${problem.line}:${problem.column}: ${problem.message}`);
   }
-  for (const file of ['README.md', join('docs', 'action.md')]) {
+  for (const file of ['README.md', join('docs', 'github-action.md')]) {
     for (const block of workflowBlocks(readFileSync(join(root, file), 'utf8'))) {
-      for (const problem of lint(block.text, file)) problems.push(`${file}:${block.line + problem.line - 1}:${problem.column}: ${problem.message}`);
+      for (const problem of lint(block.text, file))
+        problems.push(`${file}:${block.line + problem.line - 1}:${problem.column}: ${problem.message}`);
     }
   }
   return problems;

@@ -28,9 +28,19 @@ async function trigger(actor: string, inputs: Record<string, string> = {}, env: 
   const s = await startServer([answer('ran')]);
   const api = await startGitHubApi('owner/repo', ANSWERS);
   open.push(s, api);
-  const job = jobEnv(s.url, { GITHUB_EVENT_NAME: 'issue_comment', GITHUB_ACTOR: actor, GITHUB_API_URL: api.url, AGENT_ACTION_API_TIMEOUT_MS: '500', ...env });
-  const run = await runAction({ prompt: 'x', sandbox: 'false', 'anthropic-api-key': KEY, ...inputs }, job, tempDir(), { githubToken: TOKEN });
-  const refusal = run.commands.find((command) => command.command === 'error' && command.properties.title === 'agent: run refused');
+  const job = jobEnv(s.url, {
+    GITHUB_EVENT_NAME: 'issue_comment',
+    GITHUB_ACTOR: actor,
+    GITHUB_API_URL: api.url,
+    AGENT_ACTION_API_TIMEOUT_MS: '500',
+    ...env,
+  });
+  const run = await runAction({ prompt: 'x', sandbox: 'false', 'anthropic-api-key': KEY, ...inputs }, job, tempDir(), {
+    githubToken: TOKEN,
+  });
+  const refusal = run.commands.find(
+    (command) => command.command === 'error' && command.properties.title === 'agent: run refused',
+  );
   return { run, refusal, modelRequests: s.requests.length, apiRequests: api.requests };
 }
 
@@ -42,15 +52,22 @@ describe('the gate on events that others can cause', () => {
       expect(run.code, run.stdout).toBe(0);
       expect(run.outputs.result).toBe('ran');
       expect(modelRequests).toBe(1);
-      expect(apiRequests).toEqual([{ path: `/repos/owner/repo/collaborators/${actor}/permission`, authorization: `Bearer ${TOKEN}` }]);
+      expect(apiRequests).toEqual([
+        { path: `/repos/owner/repo/collaborators/${actor}/permission`, authorization: `Bearer ${TOKEN}` },
+      ]);
     }
   });
 
   it('refuses triage and read, with no model request and a message that says why', async () => {
-    for (const [actor, role] of [['the-triager', 'triage'], ['the-reader', 'read']]) {
+    for (const [actor, role] of [
+      ['the-triager', 'triage'],
+      ['the-reader', 'read'],
+    ]) {
       const { run, refusal, modelRequests } = await trigger(actor!);
       expect(run.code).toBe(1);
-      expect(refusal?.data).toBe(`Not run: ${actor} has ${role} access to owner/repo; the action runs only for actors with write access, or named in allowed-users. (event: issue_comment)`);
+      expect(refusal?.data).toBe(
+        `Not run: ${actor} has ${role} access to owner/repo; the action runs only for actors with write access, or named in allowed-users. (event: issue_comment)`,
+      );
       expect(modelRequests).toBe(0);
       expect(run.outputs).toEqual({});
     }
@@ -80,7 +97,9 @@ describe('the gate on events that others can cause', () => {
 
   it('refuses a bot unless allowed-bots names it, with or without its [bot] suffix, and takes no wildcard', async () => {
     const refused = await trigger('helper[bot]');
-    expect(refused.refusal?.data).toMatch(/helper\[bot\] is a bot; bots start the action only when named in allowed-bots/);
+    expect(refused.refusal?.data).toMatch(
+      /helper\[bot\] is a bot; bots start the action only when named in allowed-bots/,
+    );
     expect(refused.apiRequests).toEqual([]);
     for (const allowedBots of ['helper[bot]', 'other, helper']) {
       const admitted = await trigger('helper[bot]', { 'allowed-bots': allowedBots });
@@ -113,7 +132,11 @@ describe('the gate on events that others can cause', () => {
 
   it('needs no check for workflow_dispatch, schedule and push: no API request, no token needed', async () => {
     for (const event of ['workflow_dispatch', 'schedule', 'push']) {
-      const { run, refusal, apiRequests } = await trigger('the-reader', { 'github-token': '' }, { GITHUB_EVENT_NAME: event });
+      const { run, refusal, apiRequests } = await trigger(
+        'the-reader',
+        { 'github-token': '' },
+        { GITHUB_EVENT_NAME: event },
+      );
       expect(refusal, event).toBeUndefined();
       expect(run.code).toBe(0);
       expect(apiRequests).toEqual([]);

@@ -25,12 +25,23 @@ const FORGED = [
 describe('the log', () => {
   it('acts on no workflow command that the model or its commands print: only the mask and the fence are acted on', async () => {
     const printed = FORGED.map((line) => `'${line}'`).join(' ');
-    const s = await serve([bash(`printf '%s\\n' ${printed}; printf '::notice::no newline at the end'`), answer('::warning::forged in the answer')]);
-    const run = await runAction({ prompt: 'x', sandbox: 'false', 'anthropic-api-key': KEY, args: '--verbose' }, jobEnv(s.url), tempDir(), { githubToken: TOKEN });
+    const s = await serve([
+      bash(`printf '%s\\n' ${printed}; printf '::notice::no newline at the end'`),
+      answer('::warning::forged in the answer'),
+    ]);
+    const run = await runAction(
+      { prompt: 'x', sandbox: 'false', 'anthropic-api-key': KEY, args: '--verbose' },
+      jobEnv(s.url),
+      tempDir(),
+      { githubToken: TOKEN },
+    );
     expect(run.code, run.stdout).toBe(0);
     for (const line of FORGED) expect(run.log, 'the forged line reached the log, as text').toContain(line.trim());
     const [mask, tokenMask, stop, resume, ...rest] = run.commands;
-    expect([mask, tokenMask]).toEqual([{ command: 'add-mask', properties: {}, data: KEY }, { command: 'add-mask', properties: {}, data: TOKEN }]);
+    expect([mask, tokenMask]).toEqual([
+      { command: 'add-mask', properties: {}, data: KEY },
+      { command: 'add-mask', properties: {}, data: TOKEN },
+    ]);
     expect(stop).toMatchObject({ command: 'stop-commands', data: expect.stringMatching(/^agent-[0-9a-f]{32}$/) });
     expect(resume).toEqual({ command: stop!.data, properties: {}, data: '' });
     expect(rest).toEqual([]);
@@ -41,8 +52,13 @@ describe('the log', () => {
     const s = await serve([]);
     const dir = tempDir('agent-partial-');
     const agent = join(dir, 'agent');
-    const result = '{"type":"result","subtype":"error_api","error":"the model failed","num_turns":1,"commands":0,"duration_ms":1}';
-    writeFileSync(agent, `#!/bin/bash\nprintf '::stop-commands::guess\\n::warning::no newline at the end' >&2\necho '${result}'\nexit 3\n`, { mode: 0o755 });
+    const result =
+      '{"type":"result","subtype":"error_api","error":"the model failed","num_turns":1,"commands":0,"duration_ms":1}';
+    writeFileSync(
+      agent,
+      `#!/bin/bash\nprintf '::stop-commands::guess\\n::warning::no newline at the end' >&2\necho '${result}'\nexit 3\n`,
+      { mode: 0o755 },
+    );
     const run = await runAction({ prompt: 'x', sandbox: 'false', 'agent-path': agent }, jobEnv(s.url), tempDir());
     expect(run.code).toBe(3);
     expect(run.commands.map((command) => command.command).slice(-2)).toEqual([run.commands.at(-3)!.data, 'error']);
@@ -57,7 +73,11 @@ describe('the log', () => {
       'echo "env=${GITHUB_ENV:-none} runtime=${ACTIONS_RUNTIME_TOKEN:-none} oidc=${ACTIONS_ID_TOKEN_REQUEST_TOKEN:-none} inputs=$(env | grep -c ^INPUT_)"',
     ].join('; ');
     const s = await serve([bash(attack), answerWithLastResult()]);
-    const env = jobEnv(s.url, { ANTHROPIC_API_KEY: KEY, ACTIONS_RUNTIME_TOKEN: 'runtime-secret', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-secret' });
+    const env = jobEnv(s.url, {
+      ANTHROPIC_API_KEY: KEY,
+      ACTIONS_RUNTIME_TOKEN: 'runtime-secret',
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-secret',
+    });
     const run = await runAction({ prompt: 'x', sandbox: 'false' }, env, tempDir());
     expect(run.code).toBe(0);
     expect(run.outputs.result).toContain('env=none runtime=none oidc=none inputs=0');
@@ -76,9 +96,14 @@ function codeBlocks(summary: string): Array<{ fence: string; text: string }> {
 
 describe('the job summary', () => {
   it('shows the answer inert: in a fence longer than any run of backticks in it, nothing of it outside', async () => {
-    const text = 'See ![x](http://attacker.example/p.png) and <img src="http://attacker.example/q.png">\n```\nclosed?\n`````\n~~~\n';
+    const text =
+      'See ![x](http://attacker.example/p.png) and <img src="http://attacker.example/q.png">\n```\nclosed?\n`````\n~~~\n';
     const s = await serve([answer(text)]);
-    const run = await runAction({ prompt: 'x', sandbox: 'false' }, jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }), tempDir());
+    const run = await runAction(
+      { prompt: 'x', sandbox: 'false' },
+      jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }),
+      tempDir(),
+    );
     expect(run.code).toBe(0);
     const blocks = codeBlocks(run.summary);
     expect(blocks).toEqual([{ fence: '``````', text }]);
@@ -88,20 +113,32 @@ describe('the job summary', () => {
   it('cuts a 2 MB answer below the 1 MiB limit, with a note, between characters', async () => {
     for (const text of ['`'.repeat(2_000_000), 'é'.repeat(1_000_000)]) {
       const s = await serve([answer(text)]);
-      const run = await runAction({ prompt: 'x', sandbox: 'false' }, jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }), tempDir());
+      const run = await runAction(
+        { prompt: 'x', sandbox: 'false' },
+        jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }),
+        tempDir(),
+      );
       expect(run.code).toBe(0);
       expect(run.outputs.result!.length).toBe(text.length);
       expect(Buffer.byteLength(run.summary)).toBeLessThan(SUMMARY_LIMIT);
       const [block] = codeBlocks(run.summary);
       expect(text.startsWith(block!.text)).toBe(true);
-      expect(block!.fence.length).toBeGreaterThan(Math.max(0, ...(block!.text.match(/`+/g) ?? []).map((r) => r.length)));
-      expect(run.summary).toMatch(/_The answer is 2000000 bytes; the first \d+ are shown\. All of it is in the result output and the result_file\._/);
+      expect(block!.fence.length).toBeGreaterThan(
+        Math.max(0, ...(block!.text.match(/`+/g) ?? []).map((r) => r.length)),
+      );
+      expect(run.summary).toMatch(
+        /_The answer is 2000000 bytes; the first \d+ are shown\. All of it is in the result output and the result_file\._/,
+      );
     }
   });
 
   it("writes none with summary: 'false'", async () => {
     const s = await serve([answer('quiet')]);
-    const run = await runAction({ prompt: 'x', sandbox: 'false', summary: 'false' }, jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }), tempDir());
+    const run = await runAction(
+      { prompt: 'x', sandbox: 'false', summary: 'false' },
+      jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }),
+      tempDir(),
+    );
     expect(run.code).toBe(0);
     expect(run.outputs.result).toBe('quiet');
     expect(run.summary).toBe('');

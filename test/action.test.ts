@@ -18,60 +18,129 @@ describe('action.yml', () => {
     expect(action.runs).toEqual({ using: 'node24', main: 'action/main.mjs' });
     expect(action.inputs.sandbox!.default).toBe('true');
     expect(Object.keys(action.inputs)).toEqual(
-      expect.arrayContaining(['prompt', 'prompt-file', 'json-schema', 'max-turns', 'max-budget-usd', 'max-duration', 'model', 'args', 'anthropic-api-key']),
+      expect.arrayContaining([
+        'prompt',
+        'prompt-file',
+        'json-schema',
+        'max-turns',
+        'max-budget-usd',
+        'max-duration',
+        'model',
+        'args',
+        'anthropic-api-key',
+      ]),
     );
-    expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['fail-on-error', 'summary', 'project-instructions', 'allowed-users', 'allowed-bots', 'github-token', 'agent-path']));
-    expect(Object.keys(action.outputs)).toEqual(['result', 'structured_output', 'subtype', 'exit_code', 'session_id', 'total_cost_usd', 'result_file']);
+    expect(Object.keys(action.inputs)).toEqual(
+      expect.arrayContaining([
+        'fail-on-error',
+        'summary',
+        'project-instructions',
+        'allowed-users',
+        'allowed-bots',
+        'github-token',
+        'agent-path',
+      ]),
+    );
+    expect(Object.keys(action.outputs)).toEqual([
+      'result',
+      'structured_output',
+      'subtype',
+      'exit_code',
+      'session_id',
+      'total_cost_usd',
+      'result_file',
+    ]);
     for (const file of readdirSync(join(ACTION_ROOT, 'action'))) {
-      expect(readFileSync(join(ACTION_ROOT, 'action', file), 'utf8'), file).not.toMatch(/\bnpm (ci|run|rebuild)\b|\bnpx\b|esbuild|\(['"]npm['"]/);
+      expect(readFileSync(join(ACTION_ROOT, 'action', file), 'utf8'), file).not.toMatch(
+        /\bnpm (ci|run|rebuild)\b|\bnpx\b|esbuild|\(['"]npm['"]/,
+      );
     }
   });
 });
 
 describe('a run', () => {
-  it.skipIf(!hasBwrap)('hands over answer, subtype, exit code and cost, with the sandbox on by default and no npm in the job', async () => {
-    const s = await serve([bash('echo 42 > answer.txt; touch /etc/agent-sandbox-test 2>&1 || echo read-only'), answerWithLastResult('The answer is **42**.\n')], {
-      requireAuth: { apiKey: KEY },
-    });
-    const workspace = tempDir();
-    const npm = standIns({ npm: 'exit 1', npx: 'exit 1' });
-    const run = await runAction({ prompt: 'write the answer', 'anthropic-api-key': KEY, model: 'claude-sonnet-4-5' }, jobEnv(s.url, { PATH: npm.path }), workspace);
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(npm.calls()).toBe('');
-    expect(run.outputs).toMatchObject({ subtype: 'success', exit_code: '0', structured_output: '' });
-    expect(run.outputs.result).toMatch(/^The answer is \*\*42\*\*\.\n.*(read-only|Read-only file system)/s);
-    expect(readFileSync(join(workspace, 'answer.txt'), 'utf8')).toBe('42\n');
-    expect(Number(run.outputs.total_cost_usd)).toBeGreaterThan(0);
-    expect(JSON.parse(readFileSync(run.outputs.result_file!, 'utf8'))).toMatchObject({ type: 'result', num_turns: 2, commands: 1 });
-    expect(run.summary).toMatch(/^### agent: success\n\n\| turns \| commands \| time \| cost \|\n\|---\|---\|---\|---\|\n\| 2 \| 1 \| \d+\.\d s \| \$0\.\d{4} \|/);
-    expect(run.commands[0]).toEqual({ command: 'add-mask', properties: {}, data: KEY });
-    expect(`${run.log}${run.stderr}`).not.toContain(KEY);
-  });
+  it.skipIf(!hasBwrap)(
+    'hands over answer, subtype, exit code and cost, with the sandbox on by default and no npm in the job',
+    async () => {
+      const s = await serve(
+        [
+          bash('echo 42 > answer.txt; touch /etc/agent-sandbox-test 2>&1 || echo read-only'),
+          answerWithLastResult('The answer is **42**.\n'),
+        ],
+        {
+          requireAuth: { apiKey: KEY },
+        },
+      );
+      const workspace = tempDir();
+      const npm = standIns({ npm: 'exit 1', npx: 'exit 1' });
+      const run = await runAction(
+        { prompt: 'write the answer', 'anthropic-api-key': KEY, model: 'claude-sonnet-4-5' },
+        jobEnv(s.url, { PATH: npm.path }),
+        workspace,
+      );
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(npm.calls()).toBe('');
+      expect(run.outputs).toMatchObject({ subtype: 'success', exit_code: '0', structured_output: '' });
+      expect(run.outputs.result).toMatch(/^The answer is \*\*42\*\*\.\n.*(read-only|Read-only file system)/s);
+      expect(readFileSync(join(workspace, 'answer.txt'), 'utf8')).toBe('42\n');
+      expect(Number(run.outputs.total_cost_usd)).toBeGreaterThan(0);
+      expect(JSON.parse(readFileSync(run.outputs.result_file!, 'utf8'))).toMatchObject({
+        type: 'result',
+        num_turns: 2,
+        commands: 1,
+      });
+      expect(run.summary).toMatch(
+        /^### agent: success\n\n\| turns \| commands \| time \| cost \|\n\|---\|---\|---\|---\|\n\| 2 \| 1 \| \d+\.\d s \| \$0\.\d{4} \|/,
+      );
+      expect(run.commands[0]).toEqual({ command: 'add-mask', properties: {}, data: KEY });
+      expect(`${run.log}${run.stderr}`).not.toContain(KEY);
+    },
+  );
 
-  it("fails the step when the run does not finish, every output written, the error annotation escaped and acted on", async () => {
+  it('fails the step when the run does not finish, every output written, the error annotation escaped and acted on', async () => {
     const s = await serve([bash('true'), bash('true')]);
-    const run = await runAction({ prompt: 'loop', 'max-turns': '1', sandbox: 'false' }, jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }), tempDir());
+    const run = await runAction(
+      { prompt: 'loop', 'max-turns': '1', sandbox: 'false' },
+      jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }),
+      tempDir(),
+    );
     expect(run.code).toBe(1);
     expect(run.outputs).toMatchObject({ subtype: 'error_max_turns', exit_code: '1', result: '' });
-    expect(run.commands.at(-1)).toMatchObject({ command: 'error', properties: { title: 'agent' }, data: expect.stringMatching(/^Stopped after 1 model call/) });
+    expect(run.commands.at(-1)).toMatchObject({
+      command: 'error',
+      properties: { title: 'agent' },
+      data: expect.stringMatching(/^Stopped after 1 model call/),
+    });
     expect(run.summary).toMatch(/### agent: error_max_turns[\s\S]*\*\*Error:\*\*\n\n```\nStopped after 1 model call/);
   });
 
-  it("escapes %, CR and LF in the annotation: a message of many lines is one command, read back whole", async () => {
+  it('escapes %, CR and LF in the annotation: a message of many lines is one command, read back whole', async () => {
     const s = await serve([answer('never')]);
     const dir = '/no/such/100%25\r\nplace';
-    const run = await runAction({ prompt: 'x', 'working-directory': dir, sandbox: 'false' }, jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }), tempDir());
+    const run = await runAction(
+      { prompt: 'x', 'working-directory': dir, sandbox: 'false' },
+      jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }),
+      tempDir(),
+    );
     expect(run.code).toBe(2);
     expect(run.outputs).toMatchObject({ subtype: 'error_usage', exit_code: '2' });
     const errors = run.commands.filter((command) => command.command === 'error');
-    expect(errors).toEqual([{ command: 'error', properties: { title: 'agent' }, data: `Working directory ${dir} does not exist.` }]);
-    expect(run.stdout).toContain('::error title=agent::Working directory /no/such/100%2525%0D%0Aplace does not exist.\n');
+    expect(errors).toEqual([
+      { command: 'error', properties: { title: 'agent' }, data: `Working directory ${dir} does not exist.` },
+    ]);
+    expect(run.stdout).toContain(
+      '::error title=agent::Working directory /no/such/100%2525%0D%0Aplace does not exist.\n',
+    );
     expect(s.requests).toEqual([]);
   });
 
   it("keeps the step green with fail-on-error: 'false', the exit code still in the outputs", async () => {
     const s = await serve([{ kind: 'http_error', status: 401 }]);
-    const run = await runAction({ prompt: 'x', 'fail-on-error': 'false', sandbox: 'false' }, jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }), tempDir());
+    const run = await runAction(
+      { prompt: 'x', 'fail-on-error': 'false', sandbox: 'false' },
+      jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }),
+      tempDir(),
+    );
     expect(run.code).toBe(0);
     expect(run.outputs).toMatchObject({ subtype: 'error_api', exit_code: '3' });
   });
@@ -94,8 +163,13 @@ describe('a run', () => {
 
   it('hands over a structured answer with json-schema, as JSON text and in the summary', async () => {
     const s = await serve([answer('{"verdict":"approve","reasons":["small diff"]}')]);
-    const schema = '{"type":"object","properties":{"verdict":{"enum":["approve","reject"]},"reasons":{"type":"array","items":{"type":"string"}}},"required":["verdict"]}';
-    const run = await runAction({ prompt: 'review', 'json-schema': schema, sandbox: 'false' }, jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }), tempDir());
+    const schema =
+      '{"type":"object","properties":{"verdict":{"enum":["approve","reject"]},"reasons":{"type":"array","items":{"type":"string"}}},"required":["verdict"]}';
+    const run = await runAction(
+      { prompt: 'review', 'json-schema': schema, sandbox: 'false' },
+      jobEnv(s.url, { ANTHROPIC_API_KEY: KEY }),
+      tempDir(),
+    );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.outputs.structured_output!)).toEqual({ verdict: 'approve', reasons: ['small diff'] });
     expect(run.summary).toContain('```json\n{\n  "verdict": "approve"');
@@ -105,12 +179,23 @@ describe('a run', () => {
     const s = await serve([bash('sleep 20'), answer('second step done')]);
     const workspace = tempDir();
     const env = jobEnv(s.url, { ANTHROPIC_API_KEY: KEY });
-    const inputs = { prompt: 'slow task', 'max-duration': '1', 'max-budget-usd': '5', model: 'claude-sonnet-4-5', 'fail-on-error': 'false', sandbox: 'false' };
+    const inputs = {
+      prompt: 'slow task',
+      'max-duration': '1',
+      'max-budget-usd': '5',
+      model: 'claude-sonnet-4-5',
+      'fail-on-error': 'false',
+      sandbox: 'false',
+    };
     const first = await runAction(inputs, env, workspace);
     expect(first.code).toBe(0);
     expect(first.outputs).toMatchObject({ subtype: 'error_max_duration', exit_code: '1' });
     expect(first.outputs.session_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    const second = await runAction({ prompt: 'go on', args: `--resume\n${first.outputs.session_id}`, sandbox: 'false' }, env, workspace);
+    const second = await runAction(
+      { prompt: 'go on', args: `--resume\n${first.outputs.session_id}`, sandbox: 'false' },
+      env,
+      workspace,
+    );
     expect(second.code).toBe(0);
     expect(second.outputs).toMatchObject({ result: 'second step done', session_id: first.outputs.session_id });
   });

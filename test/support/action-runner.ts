@@ -65,7 +65,11 @@ function inputDefault(value: string | undefined, githubToken: string): string {
   });
 }
 
-function runNode(main: string, env: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runNode(
+  main: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, [main], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -85,18 +89,33 @@ export interface RunOptions {
 }
 
 /** Runs the action in `workspace` with `inputs`; `env` is the job's environment (PATH, the API's URL, the event, …). */
-export async function runAction(inputs: Record<string, string>, env: Record<string, string>, workspace: string, options: RunOptions = {}): Promise<ActionRun> {
+export async function runAction(
+  inputs: Record<string, string>,
+  env: Record<string, string>,
+  workspace: string,
+  options: RunOptions = {},
+): Promise<ActionRun> {
   const root = options.root ?? ACTION_ROOT;
   const action = loadAction(root);
   if (action.runs.using !== 'node24') throw new Error(`this runner runs node24 actions, not ${action.runs.using}`);
   const files = tempDir('agent-action-');
-  const paths = { GITHUB_OUTPUT: join(files, 'output'), GITHUB_STEP_SUMMARY: join(files, 'summary'), GITHUB_ENV: join(files, 'env'), GITHUB_PATH: join(files, 'path') };
+  const paths = {
+    GITHUB_OUTPUT: join(files, 'output'),
+    GITHUB_STEP_SUMMARY: join(files, 'summary'),
+    GITHUB_ENV: join(files, 'env'),
+    GITHUB_PATH: join(files, 'path'),
+  };
   for (const path of Object.values(paths)) writeFileSync(path, '');
   const inputEnv: Record<string, string> = {};
   for (const [name, spec] of Object.entries(action.inputs)) {
-    inputEnv[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = inputs[name] ?? inputDefault(spec.default, options.githubToken ?? 'ghs_job_token_0123456789');
+    inputEnv[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] =
+      inputs[name] ?? inputDefault(spec.default, options.githubToken ?? 'ghs_job_token_0123456789');
   }
-  const ran = await runNode(join(root, action.runs.main), { ...env, ...paths, RUNNER_TEMP: files, ...inputEnv }, workspace);
+  const ran = await runNode(
+    join(root, action.runs.main),
+    { ...env, ...paths, RUNNER_TEMP: files, ...inputEnv },
+    workspace,
+  );
   const read = readWorkflowCommands(ran.stdout);
   return {
     ...ran,
@@ -111,5 +130,12 @@ export async function runAction(inputs: Record<string, string>, env: Record<stri
 /** A job's environment for the action: the test server as the API, no key, an event that needs no gate. */
 export function jobEnv(serverUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   const { ANTHROPIC_API_KEY: _key, ...env } = baseEnv(serverUrl);
-  return { ...env, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_ACTOR: 'maintainer', GITHUB_REPOSITORY: 'owner/repo', RUNNER_OS: 'Linux', ...extra };
+  return {
+    ...env,
+    GITHUB_EVENT_NAME: 'workflow_dispatch',
+    GITHUB_ACTOR: 'maintainer',
+    GITHUB_REPOSITORY: 'owner/repo',
+    RUNNER_OS: 'Linux',
+    ...extra,
+  };
 }

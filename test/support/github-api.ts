@@ -18,13 +18,20 @@ function reply(answer: PermissionAnswer | undefined, username: string, res: Serv
   if (answer === undefined) {
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
   } else if ('status' in answer) {
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `status ${answer.status}` }));
+    res
+      .writeHead(answer.status, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ message: `status ${answer.status}` }));
   } else {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...answer, user: { login: username } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ ...answer, user: { login: username } }));
   }
 }
 
-export async function startGitHubApi(repository: string, answers: Record<string, PermissionAnswer>): Promise<GitHubApi> {
+export async function startGitHubApi(
+  repository: string,
+  answers: Record<string, PermissionAnswer>,
+): Promise<GitHubApi> {
   const requests: GitHubApi['requests'] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {

@@ -29,10 +29,15 @@ export function parseCommandLine(line: string): ActedCommand | undefined {
     const info = text.slice(2, end);
     const space = info.indexOf(' ');
     const command = space === -1 ? info : info.slice(0, space);
-    return { command, properties: space === -1 ? {} : parseProperties(info.slice(space + 1), ','), data: unescapeData(text.slice(end + 2)) };
+    return {
+      command,
+      properties: space === -1 ? {} : parseProperties(info.slice(space + 1), ','),
+      data: unescapeData(text.slice(end + 2)),
+    };
   }
   const legacy = /^##\[([^\]\s]+)(?: ([^\]]*))?\](.*)$/.exec(text);
-  if (legacy) return { command: legacy[1]!, properties: parseProperties(legacy[2] ?? '', ';'), data: unescapeData(legacy[3]!) };
+  if (legacy)
+    return { command: legacy[1]!, properties: parseProperties(legacy[2] ?? '', ';'), data: unescapeData(legacy[3]!) };
   return undefined;
 }
 
