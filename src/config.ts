@@ -1,5 +1,6 @@
 import type { GuardPolicy } from './guard/judge.js';
 import type { ProjectInstructions } from './instructions/load.js';
+import type { ModelPlan } from './api/thinking.js';
 
 // The settings of a run. The command line builds a Config from flags, environment and dotenv file
 // (src/cli/config.ts); everything else only reads one.
@@ -33,8 +34,12 @@ export type Credentials = { apiKey: string } | { authToken: string };
 
 /** What a run is told to do, every value checked. */
 export interface Config {
+  /** The main model: plans.main.model. */
   model: string;
+  /** How each model is asked: the main one, and --fallback-model's. */
+  plans: { main: ModelPlan; fallback: ModelPlan | undefined };
   maxTurns: number;
+  /** The main model's max_tokens: plans.main.maxTokens. */
   maxTokens: number;
   timeoutSec: number;
   maxTimeoutSec: number;

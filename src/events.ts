@@ -4,6 +4,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 export type RunEvent =
   | { type: 'request_start'; turn: number }
   | { type: 'text_delta'; text: string; block: number }
+  /** The model's thinking as it streams: for `-v` on stderr only, never the answer. */
+  | { type: 'thinking_delta'; text: string; block: number }
   | { type: 'response'; turn: number; message: Anthropic.Message }
   | { type: 'tool_start'; id: string; command: string }
   | { type: 'tool_output'; id: string; text: string }

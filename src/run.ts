@@ -68,7 +68,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
       emit: countingEmit,
     }),
   ]);
-  const stats: ModelStats = { usage: emptyUsage(), apiMs: 0, costUsd: priceFor(config.model) ? 0 : undefined };
+  const stats: ModelStats = { usage: emptyUsage(), apiMs: 0, costUsd: priceFor(config.model) ? 0 : undefined, model: config.model };
   const system = buildSystemPrompt({
     cwd: config.cwd,
     replace: config.systemPrompt,
@@ -92,7 +92,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   }
   return buildResult({
     outcome: explain(end, config),
-    model: config.model,
+    model: stats.model,
     numTurns: end.turns,
     commands,
     usage: stats.usage,

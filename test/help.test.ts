@@ -57,7 +57,8 @@ describe('--help', () => {
   it('promises the defaults a run without flags uses', async () => {
     const text = await help();
     const s = await serve([answer('ok')]);
-    const run = await runAgent(['go'], s.url);
+    // Without thinking: with it, max_tokens leaves room for the thinking (test/thinking-e2e.test.ts).
+    const run = await runAgent(['--no-thinking', 'go'], s.url);
     expect(run.code).toBe(0);
     const body = s.validRequests()[0]!.body;
     expect(String(body.max_tokens)).toBe(helpDefault(text, '--max-tokens <n>'));

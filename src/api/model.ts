@@ -12,6 +12,8 @@ import { routeSdkWarnings } from './sdk-warnings.js';
 import { classifyFailure, MAX_ATTEMPTS, retryDelayMs, type FailureClass } from './retry.js';
 import { watchForStall, type StallWatch } from './stall-watch.js';
 import { addUsage, type UsageTotals } from './usage.js';
+import { ModelSwitch, modelNotFound, overloaded, type SwitchReason } from './fallback.js';
+import { combineExtras, hasUnsignedThinking, thinkingExtras, type RequestExtras } from './thinking.js';
 
 /** What the model calls of a run add up to; the result object reads it. */
 export interface ModelStats {
@@ -19,10 +21,12 @@ export interface ModelStats {
   apiMs: number;
   /** Summed per call, since some prices depend on each request's size; undefined once any call's price is unknown. */
   costUsd: number | undefined;
+  /** The model that gave the latest response: the fallback, once the run has switched to it. */
+  model: string;
 }
 
 export interface ModelSetup {
-  config: Pick<Config, 'model' | 'maxTokens' | 'cache' | 'credentials' | 'baseURL' | 'retryBaseDelayMs' | 'streamIdleMs'>;
+  config: Pick<Config, 'plans' | 'cache' | 'credentials' | 'baseURL' | 'retryBaseDelayMs' | 'streamIdleMs'>;
   shape: RequestShape;
   emit: EventSink;
   stats: ModelStats;
@@ -30,15 +34,7 @@ export interface ModelSetup {
   extras?: RequestExtras;
 }
 
-/** Top-level fields added to every request, which some endpoints refuse. */
-export interface RequestExtras {
-  fields(): Partial<Anthropic.MessageStreamParams>;
-  /**
-   * Told of each failure that is not retried: true when it says the endpoint refuses these fields, which are then
-   * dropped for the rest of the run, and the call is made again without them.
-   */
-  refused(failure: Extract<ModelFailure, { kind: 'api' }>): boolean;
-}
+export type { RequestExtras } from './thinking.js';
 
 export type ModelReply = { ok: true; message: Anthropic.Message } | { ok: false; failure: ModelFailure };
 
@@ -63,51 +59,77 @@ export function createModelCall({ config, shape, emit, stats, extras }: ModelSet
       openTelemetry: false,
     }),
   );
+  const warn = (message: string) => emit({ type: 'warning', message });
+  const models = new ModelSwitch(config.plans, warn);
+  const fields = combineExtras(thinkingExtras(() => models.plan, warn), extras);
 
-  const attempt = async (request: Anthropic.MessageStreamParams, signal: AbortSignal) => {
+  const attempt = async (request: Anthropic.MessageStreamParams, signal: AbortSignal): Promise<Attempt> => {
     const watch = watchForStall(signal, config.streamIdleMs);
     stallWatch = watch;
     const started = performance.now();
     try {
       const stream = client.stream(request, { signal: watch.signal });
-      stream.on('streamEvent', (event) => {
-        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
-          emit({ type: 'text_delta', text: event.delta.text, block: event.index });
-        }
-      });
+      stream.on('streamEvent', (event) => forwardDelta(event, emit));
       const message = asMessage(await stream.finalMessage());
-      record(stats, config.model, message.usage);
-      return { ok: true as const, message };
+      record(stats, request.model, message.usage);
+      // Sent back unsigned, it would be refused; the reply is asked for again instead.
+      if (hasUnsignedThinking(message)) return { ok: false, failure: retryable('stream broke: a thinking block came without its signature') };
+      return { ok: true, message };
     } catch (error) {
-      if (watch.stalled()) return stalledFailure(config.streamIdleMs);
-      return { ok: false as const, failure: classifyFailure(error, signal) };
+      if (watch.stalled()) return { ok: false, failure: retryable(`stream stalled: no data for ${config.streamIdleMs / 1000} s`) };
+      return { ok: false, failure: classifyFailure(error, signal) };
     } finally {
       stats.apiMs += performance.now() - started;
       watch.stop();
     }
   };
 
-  return async (messages, turn, signal) => {
-    const parts = { ...shape, messages };
-    const { system, tools, messages: sent } = config.cache ? withCacheBreakpoints(parts) : parts;
-    const request = () => ({ model: config.model, max_tokens: config.maxTokens, system, tools, messages: sent, ...extras?.fields() });
-    emit({ type: 'request_start', turn });
+  const withRetries = async (request: () => Anthropic.MessageStreamParams, signal: AbortSignal): Promise<Retried> => {
     for (let attemptNo = 1; ; attemptNo++) {
       const outcome = await attempt(request(), signal);
-      if (outcome.ok) {
-        emit({ type: 'response', turn, message: outcome.message });
-        return outcome;
-      }
+      if (outcome.ok) return outcome;
       const failure = outcome.failure;
       if (failure.kind === 'aborted') return { ok: false, failure };
-      if (failure.kind === 'fatal' && extras?.refused(failure.failure)) continue;
-      if (failure.kind === 'fatal') return { ok: false, failure: failure.failure };
-      if (attemptNo >= MAX_ATTEMPTS) return { ok: false, failure: gaveUp(failure) };
+      if (failure.kind === 'fatal' && fields.refused(failure.failure)) continue;
+      if (failure.kind === 'fatal') return { ok: false, failure: failure.failure, reason: modelNotFound(failure.failure) ? 'not_found' : undefined };
+      if (attemptNo >= MAX_ATTEMPTS) return { ok: false, failure: gaveUp(failure), reason: overloaded(failure) ? 'overloaded' : undefined };
       const delayMs = retryDelayMs(attemptNo, config.retryBaseDelayMs, failure.retryAfterMs);
       emit({ type: 'retry', attempt: attemptNo + 1, maxAttempts: MAX_ATTEMPTS, delayMs, reason: failure.reason });
       if (!(await sleep(delayMs, signal))) return { ok: false, failure: { kind: 'aborted' } };
     }
   };
+
+  return async (messages, turn, signal) => {
+    const parts = { ...shape, messages };
+    const { system, tools, messages: sent } = config.cache ? withCacheBreakpoints(parts) : parts;
+    emit({ type: 'request_start', turn });
+    for (;;) {
+      const { model, maxTokens } = models.plan;
+      const outcome = await withRetries(() => ({ model, max_tokens: maxTokens, system, tools, messages: sent, ...fields.fields() }), signal);
+      if (outcome.ok) {
+        stats.model = model;
+        emit({ type: 'response', turn, message: outcome.message });
+        return outcome;
+      }
+      const { failure, reason } = outcome;
+      if (failure.kind === 'aborted') return { ok: false, failure };
+      if (reason && models.switchFor(reason, failure)) continue;
+      return { ok: false, failure: models.describe(failure, reason) };
+    }
+  };
+}
+
+type Attempt = { ok: true; message: Anthropic.Message } | { ok: false; failure: FailureClass };
+type Retried = { ok: true; message: Anthropic.Message } | { ok: false; failure: ModelFailure; reason?: SwitchReason | undefined };
+
+/** Text and thinking as they stream, for people; the message itself is taken whole once it has completed. */
+function forwardDelta(event: Anthropic.MessageStreamEvent, emit: EventSink): void {
+  if (event.type === 'content_block_delta') {
+    if (event.delta.type === 'text_delta') emit({ type: 'text_delta', text: event.delta.text, block: event.index });
+    else if (event.delta.type === 'thinking_delta') emit({ type: 'thinking_delta', text: event.delta.thinking, block: event.index });
+  } else if (event.type === 'content_block_start' && event.content_block.type === 'redacted_thinking') {
+    emit({ type: 'thinking_delta', text: '(redacted thinking)', block: event.index });
+  }
 }
 
 /**
@@ -139,11 +161,11 @@ function record(stats: ModelStats, model: string, usage: Anthropic.Usage): void 
   stats.costUsd = stats.costUsd === undefined || cost === undefined ? undefined : stats.costUsd + cost;
 }
 
-function stalledFailure(idleMs: number): { ok: false; failure: FailureClass } {
-  return { ok: false, failure: { kind: 'retryable', reason: `stream stalled: no data for ${idleMs / 1000} s`, retryAfterMs: undefined, status: undefined } };
+function retryable(reason: string): FailureClass {
+  return { kind: 'retryable', reason, retryAfterMs: undefined, status: undefined };
 }
 
-function gaveUp(failure: Extract<FailureClass, { kind: 'retryable' }>): ModelFailure {
+function gaveUp(failure: Extract<FailureClass, { kind: 'retryable' }>): Extract<ModelFailure, { kind: 'api' }> {
   return { kind: 'api', message: `${failure.reason} — gave up after ${MAX_ATTEMPTS} attempts.`, hint: undefined, status: failure.status, requestId: undefined };
 }
 

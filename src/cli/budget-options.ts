@@ -14,9 +14,10 @@ export interface RawBudgetOptions {
  * --max-budget-usd and --max-duration, checked: positive numbers, and a known price for the model, without which a
  * budget would be a silent no-op. (The price table is in the chunk the run loads anyway.)
  */
-export function resolveBudget(raw: RawBudgetOptions, model: string): RunBudget {
+export function resolveBudget(raw: RawBudgetOptions, models: string[]): RunBudget {
   const maxCostUsd = positiveNumber('--max-budget-usd', raw.maxBudgetUsd);
-  if (maxCostUsd !== undefined && !priceFor(model)) {
+  const model = models.find((id) => !priceFor(id));
+  if (maxCostUsd !== undefined && model !== undefined) {
     throw new UsageError(
       `--max-budget-usd needs the model's price, and the price of '${model}' is not known.\n` +
         'Choose a model from the price table (see README, Caching, the context budget and cost), or bound the run with --max-turns and --max-duration.',

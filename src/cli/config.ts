@@ -11,12 +11,13 @@ import { checkNetworkSettings } from './network-config.js';
 import { resolvePromptOptions, type RawPromptOptions } from './prompt-options.js';
 import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
 import { resolveSessionOptions, type RawSessionOptions } from './session-options.js';
+import { resolveModelPlans, type RawModelOptions } from './thinking-options.js';
 
 /** Below this no system prompt, tool and task fit anyway. */
 const MIN_CONTEXT_WINDOW = 1_024;
 
 /** The flags as commander hands them over: strings, booleans and lists, not yet checked. */
-export interface RawOptions extends RawSessionOptions, RawBudgetOptions, RawPromptOptions {
+export interface RawOptions extends RawSessionOptions, RawBudgetOptions, RawPromptOptions, RawModelOptions {
   model?: string;
   maxTurns?: string;
   maxTokens?: string;
@@ -66,10 +67,14 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
 
   const baseURL = readBaseURL(env);
   const prompt = resolvePromptOptions(raw, cwd, env.HOME);
+  const planWarnings: string[] = [];
+  const maxTokensFlag = raw.maxTokens === undefined ? undefined : positiveInt('--max-tokens', raw.maxTokens, DEFAULTS.maxTokens);
+  const plans = resolveModelPlans(raw, env, model, maxTokensFlag, DEFAULTS.maxTokens, planWarnings);
   return {
     model,
+    plans,
     maxTurns: positiveInt('--max-turns', raw.maxTurns, DEFAULTS.maxTurns),
-    maxTokens: positiveInt('--max-tokens', raw.maxTokens, DEFAULTS.maxTokens),
+    maxTokens: plans.main.maxTokens,
     timeoutSec,
     maxTimeoutSec,
     cwd,
@@ -88,12 +93,12 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     baseURL,
     retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, DEFAULTS.retryBaseDelayMs),
     streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, DEFAULTS.streamIdleMs),
-    warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins), ...prompt.instructions.warnings],
+    warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins), ...prompt.instructions.warnings, ...planWarnings],
     passEnv: checkPassEnv(raw.passEnv),
     sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env),
     jsonSchema: nonEmpty(raw.jsonSchema, '--json-schema'),
     session: resolveSessionOptions(raw, env),
-    budget: resolveBudget(raw, model),
+    budget: resolveBudget(raw, [model, ...(plans.fallback ? [plans.fallback.model] : [])]),
   };
 }
 

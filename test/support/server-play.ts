@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import { defaultBreakPoint, frame, messageEvents, type SseEvent } from './server-sse.js';
 import { outputTokens, type CacheSimulator } from './server-tokens.js';
-import type { Block, MessageTurn, RecordedRequest, StaticTurn, Turn, Usage } from './server-types.js';
+import type { Block, MessageTurn, RecordedRequest, ResolvedBlock, StaticTurn, Turn, Usage } from './server-types.js';
 import { buildMessage, defaultErrorType, defaultStopReason, errorBody, resolveContent, type WireMessage } from './server-wire.js';
 
 const DEFAULT_BROKEN_CONTENT: Block[] = [{ type: 'text', text: 'This answer is cut off before it can finish.' }];
@@ -19,6 +19,8 @@ export class TurnPlayer {
 
   constructor(
     private readonly cache: CacheSimulator,
+    /** Told of the content of every message it makes, whole or to be broken off. */
+    private readonly onContent: (content: ResolvedBlock[]) => void,
     private readonly onSuccess: (usage: Usage) => void,
   ) {}
 
@@ -68,6 +70,7 @@ export class TurnPlayer {
     overrides: { stop_reason?: WireMessage['stop_reason']; usage?: Partial<Usage> } = {},
   ): WireMessage {
     const content = resolveContent(blocks);
+    this.onContent(content);
     const usage: Usage = { ...this.cache.account(record.body), output_tokens: outputTokens(content, this.cache.charsPerToken), ...overrides.usage };
     const stopReason = overrides.stop_reason ?? defaultStopReason(content);
     return buildMessage(String(record.body?.model ?? ''), content, stopReason, usage);

@@ -46,8 +46,12 @@ function blockEvents(block: ResolvedBlock, index: number): SseEvent[] {
       start = { type: 'thinking', thinking: '', signature: '' };
       deltas = [
         ...splitInto(block.thinking, pieceCount(block.thinking)).map((thinking) => delta({ type: 'thinking_delta', thinking })),
-        delta({ type: 'signature_delta', signature: block.signature }),
+        ...(block.signature === null ? [] : [delta({ type: 'signature_delta', signature: block.signature })]),
       ];
+      break;
+    case 'redacted_thinking':
+      start = block;
+      deltas = [];
       break;
   }
   return [

@@ -76,6 +76,8 @@ function blockChars(block: unknown): number {
       return typeof block['text'] === 'string' ? block['text'].length : 0;
     case 'thinking':
       return typeof block['thinking'] === 'string' ? block['thinking'].length : 0;
+    case 'redacted_thinking':
+      return typeof block['data'] === 'string' ? block['data'].length : 0;
     case 'tool_use':
       return String(block['name'] ?? '').length + canonicalJson(block['input'] ?? {}).length;
     case 'tool_result': {

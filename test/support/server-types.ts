@@ -19,13 +19,16 @@ export interface Usage {
 export type Block =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id?: string; name: string; input: unknown }
-  | { type: 'thinking'; thinking: string; signature?: string };
+  /** Signed by the server unless a signature is given; null sends none at all (a stream cut before it came). */
+  | { type: 'thinking'; thinking: string; signature?: string | null }
+  | { type: 'redacted_thinking'; data?: string };
 
-/** A block as it goes out on the wire: tool_use ids and thinking signatures filled in. */
+/** A block as it goes out on the wire: tool_use ids, thinking signatures and redacted data filled in. */
 export type ResolvedBlock =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'thinking'; thinking: string; signature: string };
+  | { type: 'thinking'; thinking: string; signature: string | null }
+  | { type: 'redacted_thinking'; data: string };
 
 export interface MessageTurn {
   kind: 'message';
@@ -113,6 +116,10 @@ export interface ServerOptions {
    * default), refused as unknown fields with a 400 as some third-party endpoints do ('rejected'), or ignored.
    */
   structuredOutputs?: import('./server-structured.js').StructuredOutputs;
+  /** `thinking` and `output_config.effort`: taken as the real API takes them (the default), or refused as unknown fields. */
+  thinking?: import('./server-thinking.js').ThinkingSupport;
+  /** If set, a model id not in it gets the API's 404 `model: <id>`. */
+  models?: string[];
 }
 
 export interface TestServer {

@@ -4,6 +4,7 @@
 import { cacheControlCount, countTokens } from './server-tokens.js';
 import { checkStructuredOutputs, type StructuredOutputs } from './server-structured.js';
 import type { ApiFailure } from './server-types.js';
+import { checkThinkingSettings, type ThinkingLedger, type ThinkingSupport } from './server-thinking.js';
 
 type JsonObject = Record<string, unknown>;
 type Check = string | undefined;
@@ -30,6 +31,9 @@ export interface ValidateOptions {
   contextWindow?: number;
   charsPerToken: number;
   structuredOutputs: StructuredOutputs;
+  thinking?: ThinkingSupport;
+  /** The turns the server gave, to check the thinking sent back against. */
+  ledger?: ThinkingLedger;
 }
 
 export function validateMessagesRequest(body: unknown, options: ValidateOptions): ApiFailure | undefined {
@@ -40,7 +44,9 @@ export function validateMessagesRequest(body: unknown, options: ValidateOptions)
     checkTools(body['tools']) ??
     checkMessages(body['messages'] as unknown[]) ??
     checkCacheBreakpoints(body) ??
-    checkStructuredOutputs(body, options.structuredOutputs);
+    checkThinkingSettings(body, options.thinking ?? 'supported') ??
+    checkStructuredOutputs(body, options.structuredOutputs) ??
+    options.ledger?.check(body);
   if (message !== undefined) return invalid(message);
   if (options.contextWindow !== undefined) {
     const tokens = countTokens(body, options.charsPerToken);

@@ -2,6 +2,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Block, ResolvedBlock, StopReason, Usage } from './server-types.js';
+import { redactedData, signThinking } from './server-thinking.js';
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -37,7 +38,7 @@ export function errorBody(type: string, message: string, requestId: string): str
   return JSON.stringify({ type: 'error', error: { type, message }, request_id: requestId });
 }
 
-/** Fills in what a script may leave out: tool_use ids and thinking signatures. */
+/** Fills in what a script may leave out: tool_use ids, thinking signatures and redacted data. */
 export function resolveContent(blocks: readonly Block[]): ResolvedBlock[] {
   return blocks.map((block): ResolvedBlock => {
     switch (block.type) {
@@ -46,7 +47,9 @@ export function resolveContent(blocks: readonly Block[]): ResolvedBlock[] {
       case 'tool_use':
         return { type: 'tool_use', id: block.id ?? newToolUseId(), name: block.name, input: block.input };
       case 'thinking':
-        return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? randomBytes(24).toString('base64') };
+        return { type: 'thinking', thinking: block.thinking, signature: block.signature === undefined ? signThinking(block.thinking) : block.signature };
+      case 'redacted_thinking':
+        return { type: 'redacted_thinking', data: block.data ?? redactedData() };
     }
   });
 }

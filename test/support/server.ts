@@ -11,6 +11,7 @@ import { TurnPlayer } from './server-play.js';
 import { CacheSimulator, countTokens, DEFAULT_CHARS_PER_TOKEN } from './server-tokens.js';
 import type { ApiFailure, RecordedRequest, ServerOptions, TestServer, Turn, Usage } from './server-types.js';
 import { validateMessagesRequest } from './server-validate.js';
+import { ThinkingLedger } from './server-thinking.js';
 import { errorBody, newRequestId } from './server-wire.js';
 
 export type * from './server-types.js';
@@ -75,7 +76,8 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
   const charsPerToken = options.charsPerToken ?? DEFAULT_CHARS_PER_TOKEN;
   const sockets = new Set<Socket>();
   const total = emptyUsage();
-  const player = new TurnPlayer(new CacheSimulator(charsPerToken), (usage) => {
+  const ledger = new ThinkingLedger();
+  const player = new TurnPlayer(new CacheSimulator(charsPerToken), (content) => ledger.remember(content), (usage) => {
     total.input_tokens += usage.input_tokens;
     total.output_tokens += usage.output_tokens;
     total.cache_creation_input_tokens += usage.cache_creation_input_tokens;
@@ -134,8 +136,14 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
       ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
       charsPerToken,
       structuredOutputs: options.structuredOutputs ?? 'supported',
+      thinking: options.thinking ?? 'supported',
+      ledger,
     });
     if (failure) return reject(record, res, failure, requestId);
+    const model = (parsed.value as { model?: unknown }).model;
+    if (options.models && !options.models.includes(String(model))) {
+      return reject(record, res, { status: 404, type: 'not_found_error', message: `model: ${String(model)}` }, requestId);
+    }
 
     if (isCount) {
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId });

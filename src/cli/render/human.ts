@@ -63,6 +63,11 @@ export class HumanRenderer {
         return this.showLive('Waiting for the model…');
       case 'text_delta':
         return this.onText(event.text, event.block);
+      case 'thinking_delta':
+        // Thinking is not the answer: shown, dimmed, only to who asked for everything.
+        if (!this.options.verbose) return;
+        this.clearLive();
+        return this.print(this.options.style.dim(this.separated(event.text, event.block)));
       case 'response':
         return this.onResponse(event.message.stop_reason);
       case 'tool_start':
@@ -99,10 +104,15 @@ export class HumanRenderer {
     this.print(`${this.options.style.dim(summaryLine(result))}\n`);
   }
 
-  private onText(text: string, block: number): void {
-    // Separate text blocks of one reply (text, a tool call, more text) as lines of their own.
+  /** Blocks of one reply (thinking, text, a tool call, more text) as lines of their own. */
+  private separated(text: string, block: number): string {
     const piece = this.textBlock !== -1 && block !== this.textBlock ? `\n${text}` : text;
     this.textBlock = block;
+    return piece;
+  }
+
+  private onText(text: string, block: number): void {
+    const piece = this.separated(text, block);
     if (this.options.holdText) {
       this.heldText += piece;
       return;
