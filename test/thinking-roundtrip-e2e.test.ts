@@ -15,7 +15,7 @@ const think = (text: string): Block => ({ type: 'thinking', thinking: text });
 const call = (command: string): Block => ({ type: 'tool_use', name: 'bash', input: { command } });
 const turn = (...content: Block[]): Turn => ({ kind: 'message', content });
 const isThinking = (block: Json) => block.type === 'thinking' || block.type === 'redacted_thinking';
-const assistantTurns = (request: RecordedRequest) => (request.body.messages as Json[]).filter((message) => message.role === 'assistant');
+const assistantTurns = (request: RecordedRequest): any[] => (request.body.messages as Json[]).filter((message) => message.role === 'assistant');
 const withoutCacheMarks = (blocks: Json[]) => blocks.map(({ cache_control: _mark, ...block }) => block);
 
 /** Turn n of a long run: thinking (now and then redacted too), then parallel commands. */

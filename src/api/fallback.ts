@@ -38,7 +38,8 @@ export class ModelSwitch {
     if (!fallback || this.switchedFor !== undefined) return false;
     this.switchedFor = reason;
     this.plan = fallback;
-    this.warn(`${main.model} ${REASON_TEXT[reason]} (${failure.message}); switching to the fallback model ${fallback.model} for the rest of the run.`);
+    const why = failure.message.replace(/\.$/, '');
+    this.warn(`${main.model} ${REASON_TEXT[reason]} (${why}); switching to the fallback model ${fallback.model} for the rest of the run.`);
     return true;
   }
 
@@ -46,8 +47,9 @@ export class ModelSwitch {
   describe(failure: ApiFailure, reason: SwitchReason | undefined): ApiFailure {
     if (this.switchedFor === undefined) return failure;
     const { main, fallback } = this.plans;
-    const fallbackState = reason === undefined ? 'failed' : `${REASON_TEXT[reason]}${reason === this.switchedFor ? ' too' : ''}`;
-    const message = `the fallback model ${fallback!.model} ${fallbackState}, after ${main.model} ${REASON_TEXT[this.switchedFor]}: ${failure.message}`;
+    const first = `${main.model} ${REASON_TEXT[this.switchedFor]}`;
+    const then = `the fallback model ${fallback!.model} ${reason === undefined ? 'failed' : REASON_TEXT[reason]}`;
+    const message = reason === this.switchedFor ? `${first}, and ${then} too: ${failure.message}` : `${first}; ${then}: ${failure.message}`;
     return { ...failure, message };
   }
 }
