@@ -127,7 +127,7 @@ function textOf(response: Anthropic.Message): string {
 
 /**
  * The response as it goes back into the conversation. Empty text blocks are dropped (the API rejects them), and so
- * is a tool_use cut off at max_tokens, which is never run. A reply left with nothing gets a placeholder, since only
+ * is a tool_use cut off at max_tokens, which is never run. Thinking stays exactly as it came, in its place. A reply left with nothing gets a placeholder, since only
  * the final assistant message may be empty.
  */
 function assistantContent(response: Anthropic.Message): Anthropic.ContentBlockParam[] {
@@ -138,7 +138,8 @@ function assistantContent(response: Anthropic.Message): Anthropic.ContentBlockPa
       if (block.text.trim() !== '') kept.push({ type: 'text', text: block.text });
     } else if (block.type === 'tool_use') {
       if (!cutOff) kept.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
-    } else {
+    } else if (block.type !== 'thinking' || block.signature) {
+      // Thinking cut off at the token limit before its signature came could never go back; any other goes as it came.
       kept.push(block as Anthropic.ContentBlockParam);
     }
   }

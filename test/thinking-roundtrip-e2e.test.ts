@@ -66,6 +66,16 @@ describe('thinking in the conversation', () => {
     expect(toolResults(s.validRequests().at(-1)!).map((result) => result.content)).toEqual(['three']);
     for (const request of s.validRequests()) expect(JSON.stringify(request.body)).not.toContain('Half a thought');
   });
+
+  it('thinking cut off at the token limit before its signature is left out of the conversation, and the run goes on', async () => {
+    const cut: Turn = { kind: 'message', content: [{ type: 'thinking', thinking: 'A long thought that ran out', signature: null }], stop_reason: 'max_tokens' };
+    const s = await serve([cut, turn(think('Shorter.'), call('echo ok')), answer('done')]);
+    const run = await runAgent(['go'], s.url);
+    expect(run.code).toBe(0);
+    expect(s.rejections()).toEqual([]);
+    expect(run.stderr).not.toContain('retrying');
+    for (const request of s.validRequests()) expect(JSON.stringify(request.body)).not.toContain('ran out');
+  });
 });
 
 describe('thinking in sessions', () => {

@@ -43,7 +43,6 @@ const FACTS: ReadonlyArray<[id: string, facts: ModelFacts]> = [
   ['claude-sonnet-4-0', BUDGET_64K],
   ['claude-sonnet-4', BUDGET_64K],
   ['claude-haiku-4-5', BUDGET_64K],
-  ['claude-3-7-sonnet', BUDGET_64K],
 ];
 
 const BY_ID = new Map(FACTS);

@@ -72,8 +72,8 @@ export function createModelCall({ config, shape, emit, stats, extras }: ModelSet
       stream.on('streamEvent', (event) => forwardDelta(event, emit));
       const message = asMessage(await stream.finalMessage());
       record(stats, request.model, message.usage);
-      // Sent back unsigned, it would be refused; the reply is asked for again instead.
-      if (hasUnsignedThinking(message)) return { ok: false, failure: retryable('stream broke: a thinking block came without its signature') };
+      // Sent back unsigned, it would be refused; a reply whose stream was cut short is asked for again instead.
+      if (hasUnsignedThinking(message) && message.stop_reason !== 'max_tokens') return { ok: false, failure: retryable('stream broke: a thinking block came without its signature') };
       return { ok: true, message };
     } catch (error) {
       if (watch.stalled()) return { ok: false, failure: retryable(`stream stalled: no data for ${config.streamIdleMs / 1000} s`) };
