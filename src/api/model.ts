@@ -49,16 +49,7 @@ export type CallModel = (messages: Anthropic.MessageParam[], turn: number, signa
 export function createModelCall({ config, shape, emit, stats, extras }: ModelSetup): CallModel {
   routeSdkWarnings(emit);
   let stallWatch: StallWatch | undefined;
-  const client = new Messages(
-    new OwnCredentialsClient({
-      ...sdkCredentials(config.credentials),
-      baseURL: config.baseURL ?? null,
-      maxRetries: 0,
-      fetch: checkedFetch(nodeFetch, () => stallWatch?.touch()),
-      // No tracer is ever registered in this process, so the SDK's spans would only cost time on every call.
-      openTelemetry: false,
-    }),
-  );
+  const client = messagesClient(config, () => stallWatch?.touch());
   const warn = (message: string) => emit({ type: 'warning', message });
   const models = new ModelSwitch(config.plans, warn);
   const fields = combineExtras(thinkingExtras(() => models.plan, warn), extras);
@@ -117,6 +108,20 @@ export function createModelCall({ config, shape, emit, stats, extras }: ModelSet
       return { ok: false, failure: models.describe(failure, reason) };
     }
   };
+}
+
+/** The SDK's Messages resource, with our credentials, no retries of its own, and every byte received reported. */
+function messagesClient(config: ModelSetup['config'], onData: () => void): Messages {
+  return new Messages(
+    new OwnCredentialsClient({
+      ...sdkCredentials(config.credentials),
+      baseURL: config.baseURL ?? null,
+      maxRetries: 0,
+      fetch: checkedFetch(nodeFetch, onData),
+      // No tracer is ever registered in this process, so the SDK's spans would only cost time on every call.
+      openTelemetry: false,
+    }),
+  );
 }
 
 type Attempt = { ok: true; message: Anthropic.Message } | { ok: false; failure: FailureClass };
