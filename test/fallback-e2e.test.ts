@@ -15,15 +15,23 @@ const modelOf = (request: RecordedRequest) => String(request.body.model);
 /** Answers the main model with `main` and the fallback from its own script. */
 function byModel(main: (request: RecordedRequest) => Turn, fallbackScript: Turn[]): Turn {
   let next = 0;
-  return (request) => (modelOf(request) === MAIN ? main(request) : fallbackScript[next++] ?? answer('script exhausted'));
+  return (request) =>
+    modelOf(request) === MAIN ? main(request) : (fallbackScript[next++] ?? answer('script exhausted'));
 }
 
-const streamLines = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line));
+const streamLines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 
 describe('--fallback-model', () => {
   it('an overloaded main model: retried, then the run switches for good, warned once, priced per model', async () => {
     let mainCalls = 0;
-    const turn = byModel(() => (++mainCalls === 1 ? bash('echo from main') : overloaded), [bash('echo from fallback'), answer('fallback done')]);
+    const turn = byModel(
+      () => (++mainCalls === 1 ? bash('echo from main') : overloaded),
+      [bash('echo from fallback'), answer('fallback done')],
+    );
     const s = await serve([], { onExhausted: turn });
     const run = await runAgent(['--fallback-model', FALLBACK, '--output-format', 'stream-json', 'go'], s.url);
     expect(run.code).toBe(0);
@@ -35,9 +43,18 @@ describe('--fallback-model', () => {
     const lines = streamLines(run.stdout);
     const result = lines.at(-1);
     expect(result).toMatchObject({ subtype: 'success', model: FALLBACK, result: 'fallback done', num_turns: 3 });
-    const priced = lines.filter((line) => line.type === 'assistant').map((line) => requestCostUsd(line.message.model, line.message.usage)!);
-    expect(lines.filter((line) => line.type === 'assistant').map((line) => line.message.model)).toEqual([MAIN, FALLBACK, FALLBACK]);
-    expect(result.total_cost_usd).toBeCloseTo(priced.reduce((sum, cost) => sum + cost, 0), 12);
+    const priced = lines
+      .filter((line) => line.type === 'assistant')
+      .map((line) => requestCostUsd(line.message.model, line.message.usage)!);
+    expect(lines.filter((line) => line.type === 'assistant').map((line) => line.message.model)).toEqual([
+      MAIN,
+      FALLBACK,
+      FALLBACK,
+    ]);
+    expect(result.total_cost_usd).toBeCloseTo(
+      priced.reduce((sum, cost) => sum + cost, 0),
+      12,
+    );
     // Priced at one model's rates alone, the figure would differ.
     expect(result.total_cost_usd).not.toBeCloseTo(requestCostUsd(FALLBACK, result.usage)!, 9);
   });
@@ -66,7 +83,9 @@ describe('--fallback-model', () => {
     expect(run.code).toBe(3);
     const result = JSON.parse(run.stdout);
     expect(result).toMatchObject({ subtype: 'error_api', is_error: true });
-    expect(result.error).toContain(`${MAIN} is overloaded, and the fallback model ${FALLBACK} is overloaded too: 529 overloaded_error`);
+    expect(result.error).toContain(
+      `${MAIN} is overloaded, and the fallback model ${FALLBACK} is overloaded too: 529 overloaded_error`,
+    );
     expect(s.requests.map(modelOf)).toEqual([...Array(6).fill(MAIN), ...Array(6).fill(FALLBACK)]);
   });
 

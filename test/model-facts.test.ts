@@ -17,13 +17,23 @@ describe('model facts', () => {
     expect(thinkingStyleOf('gateway-model')).toBeUndefined();
   });
 
-  it.each(['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5', 'claude-fable-5-2', 'claude-sonnet-4-6', 'claude-opus-4-8'])('%s is adaptive and priced', (model) => {
+  it.each([
+    'claude-sonnet-5-5',
+    'claude-opus-5-5',
+    'claude-haiku-5-5',
+    'claude-fable-5-2',
+    'claude-sonnet-4-6',
+    'claude-opus-4-8',
+  ])('%s is adaptive and priced', (model) => {
     expect(thinkingStyleOf(model)).toBe('adaptive');
     expect(priceFor(model)).toBeDefined();
   });
 
-  it.each(['claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'])('%s takes a budget and is priced', (model) => {
-    expect(thinkingStyleOf(model)).toBe('budget');
-    expect(priceFor(model)).toBeDefined();
-  });
+  it.each(['claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'])(
+    '%s takes a budget and is priced',
+    (model) => {
+      expect(thinkingStyleOf(model)).toBe('budget');
+      expect(priceFor(model)).toBeDefined();
+    },
+  );
 });

@@ -8,7 +8,13 @@ import { useServer } from './support/use-server.js';
 
 const serve = useServer();
 const THOUGHT = 'The user wants the date; one command will do.';
-const thinkingAnswer = (text: string): Turn => ({ kind: 'message', content: [{ type: 'thinking', thinking: THOUGHT }, { type: 'text', text }] });
+const thinkingAnswer = (text: string): Turn => ({
+  kind: 'message',
+  content: [
+    { type: 'thinking', thinking: THOUGHT },
+    { type: 'text', text },
+  ],
+});
 
 async function firstBody(args: string[], options: AgentOptions = {}) {
   const s = await serve([answer('ok')]);
@@ -29,12 +35,21 @@ describe('thinking settings', () => {
 
   it('--effort adds output_config.effort; --max-tokens is kept as given', async () => {
     const { body } = await firstBody(['--effort', 'max', '--max-tokens', '20000']);
-    expect(body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'max' }, max_tokens: 20_000 });
+    expect(body).toMatchObject({
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'max' },
+      max_tokens: 20_000,
+    });
   });
 
   it('--effort and --json-schema share output_config', async () => {
     const s = await serve([answer('{"a":1}')]);
-    const schema = JSON.stringify({ type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false });
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: { a: { type: 'integer' } },
+      required: ['a'],
+      additionalProperties: false,
+    });
     const run = await runAgent(['--effort', 'low', '--json-schema', schema, 'go'], s.url);
     expect(run.code).toBe(0);
     expect(s.validRequests()[0]!.body.output_config).toMatchObject({ effort: 'low', format: { type: 'json_schema' } });
@@ -46,7 +61,9 @@ describe('thinking settings', () => {
     expect(none.body.max_tokens).toBe(16_000);
     const flag = await firstBody(['-m', 'claude-sonnet-4-5', '--max-thinking-tokens', '4000']);
     expect(flag.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4000 }, max_tokens: 64_000 });
-    const env = await firstBody(['-m', 'claude-sonnet-4-5', '--max-tokens', '9000'], { env: { MAX_THINKING_TOKENS: '2048' } });
+    const env = await firstBody(['-m', 'claude-sonnet-4-5', '--max-tokens', '9000'], {
+      env: { MAX_THINKING_TOKENS: '2048' },
+    });
     expect(env.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 9000 });
   });
 
@@ -54,12 +71,17 @@ describe('thinking settings', () => {
     const { run, body } = await firstBody([], { env: { MAX_THINKING_TOKENS: '8000' } });
     expect(run.code).toBe(0);
     expect(body.thinking).toEqual({ type: 'adaptive' });
-    expect(run.stderr).toMatch(/claude-sonnet-5-5 thinks adaptively and takes no thinking budget, so MAX_THINKING_TOKENS is not used/);
+    expect(run.stderr).toMatch(
+      /claude-sonnet-5-5 thinks adaptively and takes no thinking budget, so MAX_THINKING_TOKENS is not used/,
+    );
   });
 
   it('an unknown model gets none by default, and adaptive thinking when --effort asks for it', async () => {
     expect((await firstBody(['-m', 'gateway-model'])).body.thinking).toBeUndefined();
-    expect((await firstBody(['-m', 'gateway-model', '--effort', 'high'])).body).toMatchObject({ thinking: { type: 'adaptive' }, max_tokens: 64_000 });
+    expect((await firstBody(['-m', 'gateway-model', '--effort', 'high'])).body).toMatchObject({
+      thinking: { type: 'adaptive' },
+      max_tokens: 64_000,
+    });
   });
 
   it('--no-thinking sends none, and max_tokens stays at its default; MAX_THINKING_TOKENS is then left alone', async () => {
@@ -73,12 +95,27 @@ describe('thinking settings', () => {
 describe('bad thinking values: exit 2, no request sent', () => {
   it.each([
     [['--effort', 'extreme'], "--effort must be one of low, medium, high, max; got 'extreme'."],
-    [['-m', 'claude-sonnet-4-5', '--max-thinking-tokens', '500'], '--max-thinking-tokens must be at least 1024; got 500.'],
-    [['-m', 'claude-sonnet-4-5', '--max-thinking-tokens', 'lots'], "--max-thinking-tokens must be a whole number of tokens; got 'lots'."],
-    [['-m', 'claude-sonnet-4-5', '--max-tokens', '4000', '--max-thinking-tokens', '4000'], '--max-thinking-tokens (4000) must be less than --max-tokens (4000).'],
+    [
+      ['-m', 'claude-sonnet-4-5', '--max-thinking-tokens', '500'],
+      '--max-thinking-tokens must be at least 1024; got 500.',
+    ],
+    [
+      ['-m', 'claude-sonnet-4-5', '--max-thinking-tokens', 'lots'],
+      "--max-thinking-tokens must be a whole number of tokens; got 'lots'.",
+    ],
+    [
+      ['-m', 'claude-sonnet-4-5', '--max-tokens', '4000', '--max-thinking-tokens', '4000'],
+      '--max-thinking-tokens (4000) must be less than --max-tokens (4000).',
+    ],
     [['--no-thinking', '--effort', 'low'], '--no-thinking and --effort cannot be used together.'],
-    [['--no-thinking', '--max-thinking-tokens', '2000'], '--no-thinking and --max-thinking-tokens cannot be used together.'],
-    [['--fallback-model', 'claude-sonnet-5-5'], '--fallback-model is the same model as the main one (claude-sonnet-5-5)'],
+    [
+      ['--no-thinking', '--max-thinking-tokens', '2000'],
+      '--no-thinking and --max-thinking-tokens cannot be used together.',
+    ],
+    [
+      ['--fallback-model', 'claude-sonnet-5-5'],
+      '--fallback-model is the same model as the main one (claude-sonnet-5-5)',
+    ],
   ])('%j', async (args, message) => {
     const s = await serve([answer('never')]);
     const run = await runAgent([...args, '--output-format', 'json', 'go'], s.url);
@@ -111,7 +148,8 @@ describe('an endpoint without thinking', () => {
       'thinking: Extra inputs are not permitted',
       'output_config.effort: Extra inputs are not permitted',
     ]);
-    for (const request of s.validRequests()) expect(request.body.thinking ?? request.body.output_config).toBeUndefined();
+    for (const request of s.validRequests())
+      expect(request.body.thinking ?? request.body.output_config).toBeUndefined();
   });
 
   it('a 400 about something else is still exit 3', async () => {
@@ -142,10 +180,20 @@ describe('where thinking shows', () => {
   it('json: the result is the answer alone; stream-json: the assistant line carries the thinking, signed', async () => {
     const json = await runAgent(['--output-format', 'json', 'go'], (await serve([thinkingAnswer('Tuesday')])).url);
     expect(JSON.parse(json.stdout).result).toBe('Tuesday');
-    const stream = await runAgent(['--output-format', 'stream-json', 'go'], (await serve([thinkingAnswer('Tuesday')])).url);
-    const lines = stream.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const stream = await runAgent(
+      ['--output-format', 'stream-json', 'go'],
+      (await serve([thinkingAnswer('Tuesday')])).url,
+    );
+    const lines = stream.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const assistant = lines.find((line) => line.type === 'assistant');
-    expect(assistant.message.content[0]).toMatchObject({ type: 'thinking', thinking: THOUGHT, signature: expect.any(String) });
+    expect(assistant.message.content[0]).toMatchObject({
+      type: 'thinking',
+      thinking: THOUGHT,
+      signature: expect.any(String),
+    });
     expect(lines.at(-1).result).toBe('Tuesday');
   });
 });

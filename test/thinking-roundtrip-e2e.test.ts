@@ -15,7 +15,8 @@ const think = (text: string): Block => ({ type: 'thinking', thinking: text });
 const call = (command: string): Block => ({ type: 'tool_use', name: 'bash', input: { command } });
 const turn = (...content: Block[]): Turn => ({ kind: 'message', content });
 const isThinking = (block: Json) => block.type === 'thinking' || block.type === 'redacted_thinking';
-const assistantTurns = (request: RecordedRequest): any[] => (request.body.messages as Json[]).filter((message) => message.role === 'assistant');
+const assistantTurns = (request: RecordedRequest): any[] =>
+  (request.body.messages as Json[]).filter((message) => message.role === 'assistant');
 const withoutCacheMarks = (blocks: Json[]) => blocks.map(({ cache_control: _mark, ...block }) => block);
 
 /** Turn n of a long run: thinking (now and then redacted too), then parallel commands. */
@@ -35,11 +36,20 @@ describe('thinking in the conversation', () => {
     const run = await runAgent(['--output-format', 'stream-json', 'go'], s.url);
     expect(run.code).toBe(0);
     expect(s.rejections()).toEqual([]);
-    const replies = run.stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.type === 'assistant');
+    const replies = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.type === 'assistant');
     const sent = assistantTurns(s.validRequests()[2]!);
     expect(withoutCacheMarks(sent[0].content)).toEqual(replies[0].message.content);
     expect(withoutCacheMarks(sent[1].content)).toEqual(replies[1].message.content);
-    expect(sent[1].content.map((block: Json) => block.type)).toEqual(['redacted_thinking', 'thinking', 'tool_use', 'tool_use']);
+    expect(sent[1].content.map((block: Json) => block.type)).toEqual([
+      'redacted_thinking',
+      'thinking',
+      'tool_use',
+      'tool_use',
+    ]);
   });
 
   it('30 turns of thinking and parallel tool calls: every request accepted', async () => {
@@ -55,8 +65,15 @@ describe('thinking in the conversation', () => {
   }, 120_000);
 
   it('a thinking block that came without its signature is asked for again, and never sent back', async () => {
-    const unsigned: Turn = { kind: 'message', content: [{ type: 'thinking', thinking: 'Half a thought', signature: null }, call('echo one')] };
-    const cut: Turn = { kind: 'truncated', afterEvents: 4, content: [think('A thought cut off in the middle of its text'), call('echo two')] };
+    const unsigned: Turn = {
+      kind: 'message',
+      content: [{ type: 'thinking', thinking: 'Half a thought', signature: null }, call('echo one')],
+    };
+    const cut: Turn = {
+      kind: 'truncated',
+      afterEvents: 4,
+      content: [think('A thought cut off in the middle of its text'), call('echo two')],
+    };
     const s = await serve([unsigned, cut, turn(think('Whole.'), call('echo three')), answer('done')]);
     const run = await runAgent(['go'], s.url);
     expect(run.code).toBe(0);
@@ -68,7 +85,11 @@ describe('thinking in the conversation', () => {
   });
 
   it('thinking cut off at the token limit before its signature is left out of the conversation, and the run goes on', async () => {
-    const cut: Turn = { kind: 'message', content: [{ type: 'thinking', thinking: 'A long thought that ran out', signature: null }], stop_reason: 'max_tokens' };
+    const cut: Turn = {
+      kind: 'message',
+      content: [{ type: 'thinking', thinking: 'A long thought that ran out', signature: null }],
+      stop_reason: 'max_tokens',
+    };
     const s = await serve([cut, turn(think('Shorter.'), call('echo ok')), answer('done')]);
     const run = await runAgent(['go'], s.url);
     expect(run.code).toBe(0);
@@ -81,7 +102,12 @@ describe('thinking in the conversation', () => {
 describe('thinking in sessions', () => {
   it('a session with thinking resumes with its thinking intact', async () => {
     const where = newPlace(scratch);
-    const s = await serve([turn(think('Start here.'), call('echo a')), answer('first done'), turn(think('Again.'), call('echo b')), answer('second done')]);
+    const s = await serve([
+      turn(think('Start here.'), call('echo a')),
+      answer('first done'),
+      turn(think('Again.'), call('echo b')),
+      answer('second done'),
+    ]);
     const first = await agentIn(s, where, ['first']);
     expect(first.code).toBe(0);
     const second = await agentIn(s, where, ['--resume', resultOf(first).session_id, 'again']);
@@ -93,7 +119,12 @@ describe('thinking in sessions', () => {
 
   it('a session made without thinking goes on with thinking on', async () => {
     const where = newPlace(scratch);
-    const s = await serve([turn(call('echo a')), answer('first done'), turn(think('Now I think.'), call('echo b')), answer('second done')]);
+    const s = await serve([
+      turn(call('echo a')),
+      answer('first done'),
+      turn(think('Now I think.'), call('echo b')),
+      answer('second done'),
+    ]);
     const first = await agentIn(s, where, ['--no-thinking', 'first']);
     expect(s.validRequests()[0]!.body.thinking).toBeUndefined();
     const second = await agentIn(s, where, ['--resume', resultOf(first).session_id, 'again']);
@@ -107,18 +138,27 @@ describe('thinking in sessions', () => {
 describe('thinking through the context step', () => {
   it('a long conversation with thinking: old results elided, the turn in progress and every thinking block kept', async () => {
     const lines = (n: number, k: number) => `seq 1 600 | sed 's/^/turn ${n} call ${k} line /'`;
-    const script = Array.from({ length: 20 }, (_, n) => turn(think(`Turn ${n}. ${'Weighing the output so far. '.repeat(40)}`), call(lines(n, 0)), call(lines(n, 1))));
+    const script = Array.from({ length: 20 }, (_, n) =>
+      turn(think(`Turn ${n}. ${'Weighing the output so far. '.repeat(40)}`), call(lines(n, 0)), call(lines(n, 1))),
+    );
     const s = await serve([...script, answer('read it all')], { contextWindow: 40_000 });
-    const run = await runAgent(['--output-format', 'json', '--context-window', '40000', 'read'], s.url, { timeoutMs: 90_000 });
+    const run = await runAgent(['--output-format', 'json', '--context-window', '40000', 'read'], s.url, {
+      timeoutMs: 90_000,
+    });
     expect(s.rejections().map((request) => request.rejected)).toEqual([]);
     expect(run.code).toBe(0);
     for (const [index, request] of s.validRequests().slice(1).entries()) {
       const latest = toolResults(request);
-      expect(latest.map((result) => result.content.split('\n').length), `request ${index + 1}`).toEqual([600, 600]);
+      expect(
+        latest.map((result) => result.content.split('\n').length),
+        `request ${index + 1}`,
+      ).toEqual([600, 600]);
       const messages = assistantTurns(request);
       expect(messages.every((message) => message.content[0].type === 'thinking')).toBe(true);
     }
-    const all = (s.validRequests().at(-1)!.body.messages as Json[]).flatMap((message) => (Array.isArray(message.content) ? message.content : []));
+    const all = (s.validRequests().at(-1)!.body.messages as Json[]).flatMap((message) =>
+      Array.isArray(message.content) ? message.content : [],
+    );
     const results = all.filter((block) => block.type === 'tool_result').map((block) => messageText(block.content));
     expect(results.filter((text) => text.startsWith('[output elided')).length).toBeGreaterThan(10);
   }, 120_000);

@@ -39,7 +39,9 @@ export class ModelSwitch {
     this.switchedFor = reason;
     this.plan = fallback;
     const why = failure.message.replace(/\.$/, '');
-    this.warn(`${main.model} ${REASON_TEXT[reason]} (${why}); switching to the fallback model ${fallback.model} for the rest of the run.`);
+    this.warn(
+      `${main.model} ${REASON_TEXT[reason]} (${why}); switching to the fallback model ${fallback.model} for the rest of the run.`,
+    );
     return true;
   }
 
@@ -49,7 +51,10 @@ export class ModelSwitch {
     const { main, fallback } = this.plans;
     const first = `${main.model} ${REASON_TEXT[this.switchedFor]}`;
     const then = `the fallback model ${fallback!.model} ${reason === undefined ? 'failed' : REASON_TEXT[reason]}`;
-    const message = reason === this.switchedFor ? `${first}, and ${then} too: ${failure.message}` : `${first}; ${then}: ${failure.message}`;
+    const message =
+      reason === this.switchedFor
+        ? `${first}, and ${then} too: ${failure.message}`
+        : `${first}; ${then}: ${failure.message}`;
     return { ...failure, message };
   }
 }

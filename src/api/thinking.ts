@@ -52,7 +52,8 @@ export function thinkingExtras(plan: () => ModelPlan, warn: (message: string) =>
       if (!offThinking && !offEffort) return false;
       if (offThinking) thinkingOn = false;
       if (offEffort) effortOn = false;
-      const what = offThinking && offEffort ? 'thinking and effort settings' : offThinking ? 'thinking setting' : 'effort setting';
+      const what =
+        offThinking && offEffort ? 'thinking and effort settings' : offThinking ? 'thinking setting' : 'effort setting';
       warn(`the endpoint refused the ${what} (${failure.message}); the rest of the run goes without.`);
       return true;
     },
@@ -67,7 +68,10 @@ export function combineExtras(...sets: Array<RequestExtras | undefined>): Reques
       const merged: Record<string, unknown> = {};
       for (const set of present) {
         const fields = set.fields() as Record<string, unknown>;
-        const config = { ...(merged.output_config as object | undefined), ...(fields.output_config as object | undefined) };
+        const config = {
+          ...(merged.output_config as object | undefined),
+          ...(fields.output_config as object | undefined),
+        };
         Object.assign(merged, fields);
         if (Object.keys(config).length > 0) merged.output_config = config;
       }

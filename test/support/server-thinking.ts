@@ -74,10 +74,14 @@ export function checkThinkingSettings(body: JsonObject, support: ThinkingSupport
       return `thinking.type.enabled: not supported for ${String(body['model'])}; use thinking.type.adaptive with output_config.effort`;
     }
     const budget = thinking['budget_tokens'];
-    if (typeof budget !== 'number' || !Number.isInteger(budget)) return 'thinking.enabled.budget_tokens: Field required';
-    if (budget < MIN_BUDGET) return `thinking.enabled.budget_tokens: Input should be greater than or equal to ${MIN_BUDGET}`;
-    if (typeof body['max_tokens'] === 'number' && budget >= body['max_tokens']) return '`max_tokens` must be greater than `thinking.budget_tokens`';
-    if ('temperature' in body && body['temperature'] !== 1) return '`temperature` may only be set to 1 when thinking is enabled';
+    if (typeof budget !== 'number' || !Number.isInteger(budget))
+      return 'thinking.enabled.budget_tokens: Field required';
+    if (budget < MIN_BUDGET)
+      return `thinking.enabled.budget_tokens: Input should be greater than or equal to ${MIN_BUDGET}`;
+    if (typeof body['max_tokens'] === 'number' && budget >= body['max_tokens'])
+      return '`max_tokens` must be greater than `thinking.budget_tokens`';
+    if ('temperature' in body && body['temperature'] !== 1)
+      return '`temperature` may only be set to 1 when thinking is enabled';
     return undefined;
   }
   if (type === 'disabled') return undefined;
@@ -117,7 +121,11 @@ export class ThinkingLedger {
     const blocks = (messages[lastToolTurn] as { content: JsonObject[] }).content.filter(isRecord);
     const issued = this.#issued(blocks);
     const first = blocks[0];
-    if (!issued?.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking') || (first && isThinking(first))) return undefined;
+    if (
+      !issued?.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking') ||
+      (first && isThinking(first))
+    )
+      return undefined;
     return (
       `messages.${lastToolTurn}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.['type'])}\`. ` +
       'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of ' +
@@ -131,10 +139,13 @@ export class ThinkingLedger {
       const where = `messages.${index}.content.${at}`;
       if (block['type'] === 'thinking') {
         if (typeof block['thinking'] !== 'string') return `${where}.thinking.thinking: Field required`;
-        if (typeof block['signature'] !== 'string' || block['signature'] === '') return `${where}.thinking.signature: Field required`;
-        if (signThinking(block['thinking']) !== block['signature']) return `${where}: Invalid \`signature\` in \`thinking\` block`;
+        if (typeof block['signature'] !== 'string' || block['signature'] === '')
+          return `${where}.thinking.signature: Field required`;
+        if (signThinking(block['thinking']) !== block['signature'])
+          return `${where}: Invalid \`signature\` in \`thinking\` block`;
       } else if (block['type'] === 'redacted_thinking') {
-        if (typeof block['data'] !== 'string' || !validRedacted(block['data'])) return `${where}: Invalid \`data\` in \`redacted_thinking\` block`;
+        if (typeof block['data'] !== 'string' || !validRedacted(block['data']))
+          return `${where}: Invalid \`data\` in \`redacted_thinking\` block`;
       }
     }
     const issued = this.#issued(blocks);
