@@ -62,7 +62,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   const toolbox = createToolbox([
     createBashTool({
       shell,
-      guard: createGuardCheck(config, () => shell.cwd),
+      guard: createGuardCheck(config, shell),
       maxTimeoutSec: config.maxTimeoutSec,
       defaultTimeoutSec: config.timeoutSec,
       emit: countingEmit,
@@ -138,11 +138,11 @@ async function sandboxWrapper(config: Config, runDir: string, emit: EventSink) {
   return sandboxWrap(probe.bwrapPath, config.cwd, { tmpDir: runDir, home, privateHome, expose: config.sandboxExpose });
 }
 
-/** The guard's parser loads on the first command, not at start-up. */
-function createGuardCheck(config: Config, cwd: () => string): GuardCheck {
+/** The guard's parser loads on the first command, not at start-up. It judges the command where and as it will run. */
+function createGuardCheck(config: Config, shell: Shell): GuardCheck {
   return async (command) => {
     const { judgeCommand } = await import('./guard/judge.js');
-    const verdict = await judgeCommand(command, config.guard, cwd());
+    const verdict = await judgeCommand(command, config.guard, { cwd: shell.cwd, env: shell.commandEnvironment() });
     return verdict.allowed ? verdict : { allowed: false, reason: verdict.reason };
   };
 }

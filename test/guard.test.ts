@@ -1,218 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { judgeCommand, validateRule } from '../src/guard/judge.js';
-import type { GuardPolicy, GuardVerdict } from '../src/guard/judge.js';
+import type { CommandContext, GuardPolicy, GuardVerdict } from '../src/guard/judge.js';
+import { DANGEROUS, SAFE } from './support/guard-corpus.js';
 
 const DEFAULT_POLICY: GuardPolicy = { builtinRules: true, allow: [], deny: [] };
 
 async function judge(script: string, policy: GuardPolicy = DEFAULT_POLICY): Promise<GuardVerdict> {
   return judgeCommand(script, policy);
 }
-
-// [command, rule id that must block it]
-const DANGEROUS: readonly (readonly [string, string])[] = [
-  ['rm -rf /tmp', 'recursive-delete'],
-  ['rm -rf /tmp/*', 'recursive-delete'],
-  ['rm -rf /mnt', 'recursive-delete'],
-  ['busybox rm -rf /', 'recursive-delete'],
-  ['cd / && rm -rf *', 'recursive-delete'],
-  ['cd ~ && rm -rf .', 'recursive-delete'],
-  ['cd /usr; rm -rf ./*', 'recursive-delete'],
-  ['cd /tmp/x/.. && rm -rf *', 'recursive-delete'],
-  ['cd / && chmod -R 777 .', 'recursive-permissions'],
-  // privilege escalation, in every disguise
-  ['sudo id', 'privilege-escalation'],
-  ['su -c "id"', 'privilege-escalation'],
-  ['doas id', 'privilege-escalation'],
-  ['pkexec id', 'privilege-escalation'],
-  ['runuser -u nobody id', 'privilege-escalation'],
-  ['s""udo id', 'privilege-escalation'],
-  ["'sudo' id", 'privilege-escalation'],
-  ['\\sudo id', 'privilege-escalation'],
-  ['/usr/bin/sudo id', 'privilege-escalation'],
-  ['env FOO=1 sudo x', 'privilege-escalation'],
-  ['env -i PATH=/bin sudo x', 'privilege-escalation'],
-  ['env -u HOME sudo x', 'privilege-escalation'],
-  ['nice -n 5 sudo id', 'privilege-escalation'],
-  ['timeout 5 sudo id', 'privilege-escalation'],
-  ['timeout -s KILL 5 sudo id', 'privilege-escalation'],
-  ['command sudo id', 'privilege-escalation'],
-  ['exec sudo id', 'privilege-escalation'],
-  ['nohup sudo id &', 'privilege-escalation'],
-  ['stdbuf -o0 sudo id', 'privilege-escalation'],
-  ['FOO=1 sudo id', 'privilege-escalation'],
-  ['time sudo id', 'privilege-escalation'],
-  ['echo $(sudo id)', 'privilege-escalation'],
-  ['echo "`sudo id`"', 'privilege-escalation'],
-  ['x=$(sudo id)', 'privilege-escalation'],
-  ['cat <(sudo cat /etc/shadow)', 'privilege-escalation'],
-  ['ls && sudo id', 'privilege-escalation'],
-  ['false || sudo id', 'privilege-escalation'],
-  ['ls | sudo tee /x', 'privilege-escalation'],
-  ['(cd /; sudo id)', 'privilege-escalation'],
-  ['{ echo; sudo id; }', 'privilege-escalation'],
-  ['f() { sudo id; }; f', 'privilege-escalation'],
-  ['for i in 1; do sudo id; done', 'privilege-escalation'],
-  ['if true; then sudo id; fi', 'privilege-escalation'],
-  ['while sudo id; do break; done', 'privilege-escalation'],
-  ['case x in x) sudo id;; esac', 'privilege-escalation'],
-  ['bash -c "sudo id"', 'privilege-escalation'],
-  ['sh -c \'bash -c "sudo id"\'', 'privilege-escalation'],
-  ['bash -lc "ls; sudo id"', 'privilege-escalation'],
-  ['zsh -c "doas id"', 'privilege-escalation'],
-  ["eval 'sudo id'", 'privilege-escalation'],
-  ['eval sudo id', 'privilege-escalation'],
-  ['bash <<EOF\nsudo id\nEOF', 'privilege-escalation'],
-  ['cat <<EOF\n$(sudo id)\nEOF', 'privilege-escalation'],
-  ['find . -name x -exec sudo rm {} \\;', 'privilege-escalation'],
-  ['xargs sudo rm < list', 'privilege-escalation'],
-  // power state
-  ['shutdown -h now', 'power-state'],
-  ['/sbin/reboot', 'power-state'],
-  ['halt', 'power-state'],
-  ['poweroff', 'power-state'],
-  ['systemctl poweroff', 'power-state'],
-  ['systemctl --force reboot', 'power-state'],
-  ['systemctl suspend', 'power-state'],
-  ['init 0', 'power-state'],
-  ['telinit 6', 'power-state'],
-  // recursive deletion of the system or home
-  ['rm -rf /', 'recursive-delete'],
-  ['rm -fr /', 'recursive-delete'],
-  ['rm -r -f /*', 'recursive-delete'],
-  ['rm --recursive --force /', 'recursive-delete'],
-  ['rm -Rf //', 'recursive-delete'],
-  ['rm -rf /..', 'recursive-delete'],
-  ['rm -rf /tmp/../', 'recursive-delete'],
-  ['rm -rf -- /', 'recursive-delete'],
-  ['rm / -rf', 'recursive-delete'],
-  ['rm -rf --no-preserve-root /', 'recursive-delete'],
-  ['rm -rf ~', 'recursive-delete'],
-  ['rm -rf ~/', 'recursive-delete'],
-  ['rm -rf ~/*', 'recursive-delete'],
-  ['rm -rf ~/..', 'recursive-delete'],
-  ['rm -rf $HOME', 'recursive-delete'],
-  ['rm -rf "$HOME"', 'recursive-delete'],
-  ['rm -rf "${HOME}/"', 'recursive-delete'],
-  ['rm -rf ${HOME}/*', 'recursive-delete'],
-  ['rm -rf /etc', 'recursive-delete'],
-  ['rm -rf /usr/', 'recursive-delete'],
-  ['rm -rf /var/*', 'recursive-delete'],
-  ['rm -rf /home', 'recursive-delete'],
-  ['rm -rf /b?n', 'recursive-delete'],
-  ['rm -rf /{bin,etc}', 'recursive-delete'],
-  ['rm -rf ~root', 'recursive-delete'],
-  ['cd /tmp && rm -rf /', 'recursive-delete'],
-  ['echo / | xargs rm -rf /', 'recursive-delete'],
-  ['timeout 10 rm -rf /', 'recursive-delete'],
-  ['bash -c "rm -rf /"', 'recursive-delete'],
-  ['eval "rm -rf ~"', 'recursive-delete'],
-  // permissions
-  ['chmod -R 777 /', 'recursive-permissions'],
-  ['chmod 777 -R /etc', 'recursive-permissions'],
-  ['chown -R nobody: ~', 'recursive-permissions'],
-  ['chgrp --recursive users /usr', 'recursive-permissions'],
-  // find
-  ['find / -delete', 'find-delete'],
-  ['find / -name "*.log" -delete', 'find-delete'],
-  ['find /etc -type f -exec rm -f {} +', 'find-delete'],
-  ['find ~ -execdir rm {} \\;', 'find-delete'],
-  ['find -L / -delete', 'find-delete'],
-  // filesystems and devices
-  ['mkfs.ext4 /dev/sda1', 'make-filesystem'],
-  ['mkfs -t ext4 /dev/sdb', 'make-filesystem'],
-  ['mke2fs /dev/sdb1', 'make-filesystem'],
-  ['mkswap /dev/sda2', 'make-filesystem'],
-  ['dd if=/dev/zero of=/dev/sda bs=1M', 'device-write'],
-  ['dd if=x.img of=/dev/nvme0n1', 'device-write'],
-  ['shred /dev/sda', 'device-write'],
-  ['echo x > /dev/sda', 'device-write'],
-  ['cat x.img >> /dev/nvme0n1', 'device-write'],
-  ['echo x &> /dev/mmcblk0', 'device-write'],
-  ['echo x >| /dev/vda', 'device-write'],
-  ['{ cat x; } > /dev/mapper/root', 'device-write'],
-  ['cat img | tee /dev/xvda', 'device-write'],
-  ['echo b > /proc/sysrq-trigger', 'device-write'],
-  // fork bombs
-  [':(){ :|:& };:', 'fork-bomb'],
-  ['bomb() { bomb | bomb & }; bomb', 'fork-bomb'],
-  ['f(){ f & f; }; f', 'fork-bomb'],
-  ['bash -c ":(){ :|:& };:"', 'fork-bomb'],
-];
-
-const SAFE: readonly string[] = [
-  'cd build && rm -rf *',
-  'cd /tmp/work && rm -rf *',
-  'cd / && ls && cd - && rm -rf *',
-  'ls > /dev/null',
-  'ls 2>/dev/null',
-  'make &> /dev/null',
-  'echo hi > /dev/stderr',
-  'echo hi >/dev/stdout',
-  'echo hi > /dev/tty',
-  'echo hi >&2',
-  'exec 3>&1; echo hi >&3',
-  'cat /dev/fd/3 3< x > /dev/fd/1',
-  'head -c 10 /dev/urandom | od',
-  'grep -r sudo .',
-  'grep -rn "rm -rf /" docs/',
-  'echo "rm -rf / is bad"',
-  "echo 'sudo shutdown now'",
-  'man shutdown',
-  'which sudo',
-  'command -v sudo',
-  'type reboot',
-  'apt-cache show sudo',
-  'cat <<EOF\nrm -rf /\nsudo reboot\nEOF',
-  "cat <<'EOF' > script.sh\nsudo rm -rf / $(sudo id)\nEOF",
-  'echo hi # sudo rm -rf /',
-  'rm -rf ./build',
-  'rm -rf build dist',
-  'rm -rf node_modules',
-  'rm -rf /tmp/x',
-  'rm -rf /var/tmp/cache',
-  'rm -rf ~/.cache/pip',
-  'rm -rf "$HOME/.npm/_cacache"',
-  'rm -rf "$TMPDIR"/*',
-  'rm -rf "$tmp"',
-  'rm /etc',
-  'rm -f ./-r',
-  'rm -- -rf',
-  'chmod -R u+w ./src',
-  'chmod 755 /tmp/x',
-  'chown -R "$(id -u)" ./build',
-  'find . -name "*.o" -delete',
-  'find /tmp/work -type f -exec rm {} +',
-  'find / -name passwd 2>/dev/null',
-  'find ~ -name "*.txt"',
-  'dd if=/dev/zero of=./disk.img bs=1M count=1',
-  'dd if=/dev/sda of=./backup.img count=1',
-  'mkdir -p build && cd build',
-  'git status && npm test || echo fail',
-  'npm run build 2>&1 | tail -20',
-  'systemctl status nginx',
-  'systemctl --user restart app',
-  'init_db --force',
-  'env FOO=1 node script.js',
-  'timeout 5 npm test',
-  'nice -n 10 make -j2',
-  'xargs -0 rm -f < list',
-  'bash -c "echo hello"',
-  'sh -c \'bash -c "ls -la"\'',
-  "eval 'echo ok'",
-  'bash script.sh',
-  'python3 - <<EOF\nprint("sudo")\nEOF',
-  'f() { echo "$1"; }; f a',
-  'retry() { "$@" || { sleep 1; retry "$@"; }; }; retry make',
-  'walk() { for d in "$1"/*; do [ -d "$d" ] && walk "$d"; done; }; walk .',
-  'for f in *.ts; do wc -l "$f"; done',
-  '[[ -f package.json ]] && jq .name package.json',
-  'arr=(a b c); echo "${arr[@]}"',
-  'diff <(sort a) <(sort b)',
-  'echo $((1 + 2))',
-  'tee out.txt < in.txt',
-  'shred -u ./secret.txt',
-  'git commit -m "do not sudo or rm -rf / here"',
-];
 
 const counts = { dangerous: DANGEROUS.length, safe: SAFE.length };
 
@@ -389,7 +184,7 @@ describe('relative paths, judged from the directory the command starts in', () =
     ['rm -rf ..', '/tmp'],
     ['chmod -R 000 .', '/etc'],
   ])('blocks %s in %s', async (script, cwd) => {
-    expect(await judgeCommand(script, DEFAULT_POLICY, cwd)).toMatchObject({ allowed: false });
+    expect(await judgeCommand(script, DEFAULT_POLICY, { cwd })).toMatchObject({ allowed: false });
   });
 
   it.each([
@@ -398,6 +193,129 @@ describe('relative paths, judged from the directory the command starts in', () =
     ['rm -rf .cache', home],
     ['cd srv/app && rm -rf *', '/'],
   ])('allows %s in %s', async (script, cwd) => {
-    expect(await judgeCommand(script, DEFAULT_POLICY, cwd)).toEqual({ allowed: true });
+    expect(await judgeCommand(script, DEFAULT_POLICY, { cwd })).toEqual({ allowed: true });
+  });
+});
+
+describe('variables, judged by what they hold', () => {
+  // The environment the commands get: BUILD_DIR, VAR and UNSET are not in it.
+  const env: Record<string, string> = {
+    HOME: '/home/u',
+    PWD: '/tmp/agent-project',
+    PATH: '/usr/bin:/bin',
+    TMPDIR: '/tmp/u-tmp',
+    BUILD: '/tmp/agent-project/build',
+    EMPTY: '',
+    SLASH: '/',
+    SPACED: '/tmp/a /',
+    STAR: '/*',
+    QUOTED: "'/'",
+    PREFIX: '/usr/local',
+  };
+  const inProject = { cwd: '/tmp/agent-project', env };
+  const judgeHere = (script: string, context: CommandContext = inProject) => judgeCommand(script, DEFAULT_POLICY, context);
+
+  it.each([
+    ['rm -rf "$BUILD_DIR"/*', 'unset-variable'],
+    ['rm -rf $BUILD_DIR/', 'unset-variable'],
+    ['rm -rf "$EMPTY"/*', 'unset-variable'],
+    ['rm -rf "${BUILD_DIR}/usr/lib"', 'unset-variable'],
+    ['rm -rf "${BUILD_DIR-}"/*', 'unset-variable'],
+    ['rm -rf "$UNSET$BUILD_DIR"/etc', 'unset-variable'],
+    ['D="$BUILD_DIR"/out; rm -rf "$D"', 'unset-variable'],
+    ['chmod -R 777 "$BUILD_DIR"/', 'unset-variable'],
+    ['chown -R u: "$BUILD_DIR"/srv/app', 'unset-variable'],
+    ['chgrp --recursive g "$UNSET/x/y"', 'unset-variable'],
+    ['find "$BUILD_DIR"/var/cache -delete', 'unset-variable'],
+    ['D=/tmp/x; unset D; rm -rf "$D"/*', 'unset-variable'],
+    ['for f in a b; do rm -rf "$OUT"/"$f"; done', 'unset-variable'],
+    ['D=/usr; rm -rf $D', 'recursive-delete'],
+    ['export D=/; rm -rf "$D"', 'recursive-delete'],
+    ['declare -x D=/etc; rm -rf "$D"', 'recursive-delete'],
+    ['D=/; D+=usr; rm -rf "$D"', 'recursive-delete'],
+    ['rm -rf ${VAR:-/}', 'recursive-delete'],
+    ['rm -rf "${VAR:-/}"', 'recursive-delete'],
+    ['rm -rf "${EMPTY:-/etc}"', 'recursive-delete'],
+    ['rm -rf "$SLASH"', 'recursive-delete'],
+    ['rm -rf $SPACED', 'recursive-delete'],
+    ['rm -rf $STAR', 'recursive-delete'],
+    ['D=$HOME; rm -rf "$D"', 'recursive-delete'],
+    ['D=~; rm -rf "$D"/*', 'recursive-delete'],
+    ['cd /; rm -rf "$PWD"/*', 'recursive-delete'],
+    ['D=/; cd $D && rm -rf *', 'recursive-delete'],
+    ['D=/; bash -c "rm -rf $D"', 'recursive-delete'],
+    ['D=/ bash -c \'rm -rf "$D"\'', 'recursive-delete'],
+    ['D=/; chmod -R 777 "$D"', 'recursive-permissions'],
+    ['D=/dev/sda; echo x > "$D"', 'device-write'],
+  ])('blocks %j (%s)', async (script, rule) => {
+    expect(await judgeHere(script)).toMatchObject({ allowed: false, rule });
+  });
+
+  it('tells the model why and what to write instead', async () => {
+    const verdict = await judgeHere('rm -rf "$BUILD_DIR"/*');
+    expect(verdict.allowed === false && verdict.reason).toMatch(/unset or empty.*new shell.*\$\{VAR:\?\}/);
+  });
+
+  it.each([
+    'rm -rf "${BUILD_DIR:?}"/*',
+    'rm -rf "${BUILD_DIR:?set BUILD_DIR first}"/x',
+    'rm -rf "${EMPTY:?}"/*',
+    'set -u; rm -rf "$BUILD_DIR"/*',
+    'set -euo pipefail; rm -rf "$BUILD_DIR"/*',
+    'rm -rf "$BUILD"/*',
+    'rm -rf "$TMPDIR"/*',
+    'rm -rf "$PREFIX"/lib/node_modules/x',
+    'rm -rf "$EMPTY$PREFIX"/share/x',
+    'OUT=./dist; rm -rf "$OUT"',
+    'BUILD_DIR=./b; rm -rf "$BUILD_DIR"/*',
+    'export BUILD_DIR=/tmp/b && rm -rf "$BUILD_DIR"/*',
+    'rm -rf "$BUILD_DIR"',
+    'rm -rf $BUILD_DIR',
+    'rm -rf "$UNSET"build',
+    'rm -rf "$QUOTED"',
+    'rm -rf "$(mktemp -d)"/*',
+    'rm -rf "$(git rev-parse --show-toplevel)"/build',
+    'rm -rf "$1"/* "$@"',
+    'arr=(a b); rm -rf "${arr[0]}"/* "${arr[@]}"',
+    'rm -rf "${#UNSET}"/x "${!UNSET}"/y',
+    'for d in a b; do rm -rf "$d"/*; done',
+    'while read -r f; do rm -rf "$f"/cache; done < list',
+    'read -r D < file; rm -rf "$D"/*',
+    'f() { rm -rf "$OUT"/*; }; OUT=./dist; f',
+    'D=/tmp/x bash -c \'rm -rf "$D"/*\'',
+    'env D=/tmp/x sh -c \'rm -rf "$D"/*\'',
+    'source ./env.sh; rm -rf "$BUILD_DIR"/*',
+    '. ./env.sh && rm -rf "$BUILD_DIR"/*',
+    'eval "$(./config)"; rm -rf "$BUILD_DIR"/*',
+    ': "${OUT:=./dist}"; rm -rf "$OUT"/*',
+    'rm -f "$BUILD_DIR"/*',
+    'chmod 755 "$BUILD_DIR"/x',
+    'ls "$BUILD_DIR"/',
+  ])('allows %j', async (script) => {
+    expect(await judgeHere(script)).toEqual({ allowed: true });
+  });
+
+  it('without the environment, only what the command assigns is known', async () => {
+    expect(await judgeHere('rm -rf "$BUILD_DIR"/*', {})).toEqual({ allowed: true });
+    expect(await judgeHere('D=/usr; rm -rf $D', {})).toMatchObject({ allowed: false, rule: 'recursive-delete' });
+  });
+
+  it('a BASH_ENV may set anything: unset variables are not judged', async () => {
+    expect(await judgeHere('rm -rf "$BUILD_DIR"/*', { env: { ...env, BASH_ENV: '/home/u/.bash_env' } })).toEqual({ allowed: true });
+  });
+
+  it('allows the whole safe table with the environment too', async () => {
+    const blocked: string[] = [];
+    for (const command of SAFE) if (!(await judgeHere(command)).allowed) blocked.push(command);
+    expect(blocked).toEqual([]);
+  });
+
+  it('blocks the whole dangerous table with the environment too, under the same rules', async () => {
+    const changed: string[] = [];
+    for (const [command, rule] of DANGEROUS) {
+      const verdict = await judgeHere(command, { env });
+      if (verdict.allowed || verdict.rule !== rule) changed.push(command);
+    }
+    expect(changed).toEqual([]);
   });
 });

@@ -1,18 +1,16 @@
 // Relative paths judged where they will land. The guard is told the directory a command starts in,
 // and follows literal `cd` commands through the command line, so `cd / && rm -rf *` reads as `rm -rf /*`.
-import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import type { Finding, Invocation } from './walk.js';
-import type { GuardWord, PathShape } from './words.js';
+import { wordPaths, type GuardWord, type PathShape } from './words.js';
 import { commandName } from './wrappers.js';
 
 /**
  * The findings with every relative path resolved against the directory it runs in, as far as that is known:
  * a `cd` to something the guard cannot read (`cd "$DIR"`, `cd -`) makes later relative paths unknowable again.
  */
-export function resolveRelativePaths(findings: readonly Finding[], startDirectory: string | undefined): Finding[] {
+export function resolveRelativePaths(findings: readonly Finding[], startDirectory: string | undefined, home: string): Finding[] {
   let cwd: string | null = startDirectory ?? null;
-  const home = process.env.HOME || homedir();
   return findings.map((finding) => {
     if (finding.kind !== 'invocation') {
       return finding.kind === 'redirect' ? { ...finding, target: resolveWord(finding.target, cwd, home) } : finding;
@@ -25,8 +23,17 @@ export function resolveRelativePaths(findings: readonly Finding[], startDirector
 }
 
 function resolveWord(word: GuardWord, cwd: string | null, home: string): GuardWord {
-  if (word.path?.base !== 'relative' || cwd === null) return word;
-  return { ...word, path: shapeOf(posix.join(cwd, word.path.rest), home) };
+  if (cwd === null) return word;
+  if (word.morePaths !== undefined) {
+    const [path = null, ...morePaths] = wordPaths(word).map((shape) => resolveShape(shape, cwd, home));
+    return { ...word, path, morePaths };
+  }
+  if (word.path?.base !== 'relative') return word;
+  return { ...word, path: resolveShape(word.path, cwd, home) };
+}
+
+function resolveShape(shape: PathShape | null, cwd: string, home: string): PathShape | null {
+  return shape?.base === 'relative' ? shapeOf(posix.join(cwd, shape.rest), home) : shape;
 }
 
 function shapeOf(absolute: string, home: string): PathShape {

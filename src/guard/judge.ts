@@ -1,10 +1,12 @@
 // The guard: a guard-rail against a model's mistakes, not a security boundary (that is
 // --sandbox). It parses a command line with a real bash parser and judges every simple
 // command in it against the built-in deny rules and the user's --allow / --deny rules.
+import { homedir } from 'node:os';
 import { compileGlob, escapeRegExp, normalizeRule } from './glob.js';
 import { resolveRelativePaths } from './cwd.js';
 import { brokenRule } from './match.js';
 import { BUILTIN_RULES } from './rules.js';
+import { VariableScope } from './variables.js';
 import type { Finding, Invocation, ProblemFinding, WalkResult } from './walk.js';
 
 export interface GuardPolicy {
@@ -20,6 +22,17 @@ export type GuardVerdict =
   | { allowed: true }
   | { allowed: false; rule: string; reason: string; command: string };
 
+/** Where and with what the command will run. */
+export interface CommandContext {
+  /** The directory the command starts in, so that relative paths (`rm -rf *` in `/`) are judged too. */
+  cwd?: string;
+  /**
+   * The environment the commands run with, so that variables are judged by what they hold and an unset one is
+   * known to be unset (`rm -rf "$BUILD_DIR"/*`). Without it, only variables the command assigns are known.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
 interface UserRule {
   readonly glob: string;
   readonly regexp: RegExp;
@@ -31,17 +44,17 @@ export { validateRule } from './glob.js';
 
 let walker: Promise<typeof import('./walk.js')> | undefined;
 
-/** `cwd` is the directory the command starts in, so that relative paths (`rm -rf *` in `/`) are judged too. */
-export async function judgeCommand(script: string, policy: GuardPolicy, cwd?: string): Promise<GuardVerdict> {
+export async function judgeCommand(script: string, policy: GuardPolicy, context: CommandContext = {}): Promise<GuardVerdict> {
   walker ??= import('./walk.js');
-  const walk = (await walker).walkCommandLine(script);
+  const home = context.env?.HOME || homedir();
+  const walk = (await walker).walkCommandLine(script, new VariableScope(context.env, home));
   const problem = walk.findings.find(
     (finding): finding is ProblemFinding => finding.kind === 'parse-error' || finding.kind === 'too-deep',
   );
   if (problem !== undefined) return judgeProblem(problem);
   const allow = compileRules(policy.allow);
   const deny = compileRules(policy.deny);
-  for (const finding of resolveRelativePaths(walk.findings, cwd)) {
+  for (const finding of resolveRelativePaths(walk.findings, context.cwd, home)) {
     const verdict = judgeFinding(finding, walk, policy.builtinRules, allow, deny);
     if (!verdict.allowed) return verdict;
   }

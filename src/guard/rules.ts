@@ -1,8 +1,8 @@
 // The guard's built-in deny rules, as data. guard-match.ts interprets the matchers;
 // adding a rule here needs no new code unless it needs a new kind of matcher.
 
-/** Classes of dangerous targets, defined by the lists below. */
-export type TargetClass = 'critical-path' | 'block-device';
+/** Classes of dangerous targets, defined by the lists below and by targets.ts. */
+export type TargetClass = 'critical-path' | 'block-device' | 'empty-variable-root';
 
 export interface FlagSpec {
   /** Short option letters, found in any cluster: 'rR' matches -r, -rf, -fR, -Rv. */
@@ -75,6 +75,22 @@ export const BUILTIN_RULES: readonly GuardRule[] = [
         ],
       },
       { kind: 'command', names: ['init', 'telinit'], anyOperand: ['0', '1', '6', 's', 'S'] },
+    ],
+  },
+  {
+    id: 'unset-variable',
+    description: 'rm -r, chmod/chown/chgrp -R or find -delete on a target that starts with an unset or empty variable ("$BUILD_DIR"/*)',
+    advice:
+      'the target starts with a variable that is unset or empty here, so the path would start at /. Each command runs in a new shell: variables set by earlier commands are gone. Set the variable in this same command, or write ${VAR:?} so that bash stops when it is empty.',
+    matchers: [
+      { kind: 'command', names: ['rm'], flags: { short: 'rR', long: ['--recursive'] }, operands: 'empty-variable-root' },
+      {
+        kind: 'command',
+        names: ['chmod', 'chown', 'chgrp'],
+        flags: { short: 'R', long: ['--recursive'] },
+        operands: 'empty-variable-root',
+      },
+      { kind: 'find', roots: 'empty-variable-root', actions: ['-delete'], execCommands: ['rm', 'rmdir', 'unlink', 'shred'] },
     ],
   },
   {

@@ -1,19 +1,26 @@
 // Target classes of the built-in rules: paths whose loss breaks the machine or the user's
-// home, and disk devices.
+// home, paths that an unset variable turned into absolute ones, and disk devices.
+import type { PathShape } from './path-shape.js';
 import { BLOCK_DEVICE_PREFIXES } from './rules.js';
 import type { TargetClass } from './rules.js';
-import type { GuardWord } from './words.js';
+import { wordPaths, type GuardWord } from './words.js';
+
+const TESTS: Readonly<Record<TargetClass, (shape: PathShape | null) => boolean>> = {
+  'critical-path': isCriticalPath,
+  'block-device': isBlockDevice,
+  'empty-variable-root': (shape) => shape?.emptyVariable !== undefined,
+};
 
 export function isTarget(targetClass: TargetClass, word: GuardWord): boolean {
-  return targetClass === 'critical-path' ? isCriticalPath(word) : isBlockDevice(word);
+  const test = TESTS[targetClass];
+  return word.morePaths === undefined ? test(word.path) : wordPaths(word).some(test);
 }
 
 /**
  * `/`, `/*`, `//`, `/..`, any top-level directory (or its contents), `~`, `~/`, `~/*`,
  * `$HOME`, `${HOME}`, and anything above the home directory (`~/..`).
  */
-export function isCriticalPath(word: GuardWord): boolean {
-  const shape = word.path;
+function isCriticalPath(shape: PathShape | null): boolean {
   if (shape === null || shape.base === 'relative') return false;
   const segments = normalizeSegments(shape.rest, shape.base === 'home');
   if (segments === 'above-base') return true;
@@ -24,8 +31,7 @@ export function isCriticalPath(word: GuardWord): boolean {
   return shape.base === 'root' && segments.length === 1;
 }
 
-export function isBlockDevice(word: GuardWord): boolean {
-  const shape = word.path;
+function isBlockDevice(shape: PathShape | null): boolean {
   if (shape === null || shape.base !== 'root') return false;
   const segments = normalizeSegments(shape.rest, false);
   if (segments === 'above-base') return false;

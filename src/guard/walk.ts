@@ -4,6 +4,9 @@
 // function definition, and every parse error.
 import { forEachChild, parse } from 'unbash';
 import type { Command, Function as FunctionNode, Redirection, SyntaxNode } from 'unbash';
+import { commandEffects } from './assignments.js';
+import { applyEffects, childVariables, isRepeated, trackNode } from './track.js';
+import type { VariableScope } from './variables.js';
 import { guardWord, guardWordFromAssignment } from './words.js';
 import type { GuardWord } from './words.js';
 import { commandName, findExecs, isEval, shellInput, unwrap } from './wrappers.js';
@@ -50,8 +53,9 @@ export interface WalkResult {
 
 const OUTPUT_OPERATORS: readonly string[] = ['>', '>>', '>|', '&>', '&>>', '<>', '>&'];
 
-export function walkCommandLine(source: string): WalkResult {
-  const walker = new Walker();
+/** `scope` holds what is known of the variables; it follows the line's own assignments as the walk goes. */
+export function walkCommandLine(source: string, scope: VariableScope): WalkResult {
+  const walker = new Walker(scope);
   walker.walkSource(source, 0);
   return { findings: walker.findings, functionNames: walker.functionNames };
 }
@@ -60,12 +64,16 @@ class Walker {
   readonly findings: Finding[] = [];
   readonly functionNames = new Set<string>();
 
+  constructor(private readonly scope: VariableScope) {}
+
   walkSource(source: string, depth: number): void {
     if (depth > MAX_NESTING_DEPTH) {
       this.tooDeep(source);
       return;
     }
-    this.visit(parse(source), source, depth);
+    const script = parse(source);
+    this.scope.addScript(script);
+    this.visit(script, source, depth);
   }
 
   private tooDeep(text: string): void {
@@ -90,25 +98,35 @@ class Walker {
       this.onRedirects(node.redirects, collapse(text.slice(node.pos, node.end)));
     } else if (node.type === 'Function') {
       this.onFunction(node, text);
+    } else {
+      trackNode(node, this.scope);
     }
+    if (!isRepeated(node)) return forEachChild(node, (child) => this.visit(child, text, depth));
+    this.scope.enterRepeated();
     forEachChild(node, (child) => this.visit(child, text, depth));
+    this.scope.leaveRepeated();
   }
 
   private onCommand(command: Command, depth: number): void {
     const words: GuardWord[] = [];
-    if (command.name !== undefined) words.push(guardWord(command.name));
+    if (command.name !== undefined) words.push(guardWord(command.name, this.scope));
     for (const argument of command.args) {
-      words.push(argument.type === 'Word' ? guardWord(argument) : guardWordFromAssignment(argument));
+      words.push(argument.type === 'Word' ? guardWord(argument, this.scope) : guardWordFromAssignment(argument));
     }
     this.onRedirects(command.redirects, words.map((word) => word.value).join(' '));
-    if (words.length > 0) this.onInvocation(words, depth, stdinScript(command.redirects));
+    const effects = commandEffects(command);
+    if (words.length > 0) {
+      const stdin = stdinScript(command.redirects);
+      this.scope.withChildVariables(childVariables(effects, this.scope), () => this.onInvocation(words, depth, stdin));
+    }
+    applyEffects(effects, this.scope);
   }
 
   private onRedirects(redirects: readonly Redirection[], owner: string): void {
     for (const redirect of redirects) {
       if (redirect.type !== 'Redirect' || redirect.target === undefined) continue;
       if (!OUTPUT_OPERATORS.includes(redirect.operator)) continue;
-      const target = guardWord(redirect.target);
+      const target = guardWord(redirect.target, this.scope);
       const text = `${owner} ${redirect.operator} ${target.value}`.trim();
       this.findings.push({ kind: 'redirect', operator: redirect.operator, target, text });
     }

@@ -99,6 +99,7 @@ export class Shell {
   /** What every process the commands start carries, so killAll finds those that left their group. */
   private readonly mark = newProcessMark();
   private files: ShellFiles | null = null;
+  private environment: { cwd: string; env: Readonly<Record<string, string>> } | undefined;
   private commandCount = 0;
   /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
   private sweptCommands = 0;
@@ -114,6 +115,16 @@ export class Shell {
 
   get cwd(): string {
     return this.currentCwd;
+  }
+
+  /**
+   * The environment the next command runs with, apart from the shell's own bookkeeping (BASH_ENV, its mark). Kept
+   * while the directory stays the same: the guard reads it before every command, and building it costs more than
+   * judging the command.
+   */
+  commandEnvironment(cwd: string = this.currentCwd): Readonly<Record<string, string>> {
+    if (this.environment?.cwd !== cwd) this.environment = { cwd, env: nonInteractiveEnv(process.env, cwd, this.options.passEnv) };
+    return this.environment.env;
   }
 
   async run(command: string, runOptions: RunOptions = {}): Promise<ExecResult> {
@@ -200,7 +211,7 @@ export class Shell {
       outcome = await runInGroup({
         argv,
         cwd,
-        env: { ...nonInteractiveEnv(process.env, cwd, this.options.passEnv), BASH_ENV: files.prologue, [this.mark.envName]: this.mark.envValue },
+        env: { ...this.commandEnvironment(cwd), BASH_ENV: files.prologue, [this.mark.envName]: this.mark.envValue },
         timeoutMs: timeoutSec * 1000,
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
         killGraceMs: KILL_GRACE_MS,
