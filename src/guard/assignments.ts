@@ -2,7 +2,7 @@
 // `NAME=value`, `export`/`declare`/`local`/`readonly`, `unset`, `read` and the other builtins that assign,
 // and the commands after which anything may be set (`source`, `eval`, `declare -n`).
 import { forEachChild } from 'unbash';
-import type { Command, SyntaxNode, Word } from 'unbash';
+import type { Command, ParameterExpansionPart, SyntaxNode, Word } from 'unbash';
 
 export type Effect =
   /** `value` undefined: set to something the guard cannot know (`read D`, `a=(…)`, `declare -i`). */
@@ -77,12 +77,14 @@ function declarerEffects(name: string, command: Command): readonly Effect[] {
     if (argument.parts !== undefined && argument.parts.length > 0) return OPAQUE; // a computed name
     if (text.startsWith('-') || text.startsWith('+')) {
       if (/[fF]/.test(text)) return NONE; // functions, not variables
-      if (text.startsWith('-') && text.includes('n') && name !== 'export') return OPAQUE; // a name reference writes through to another name
+      // A name reference (-n) writes through to another name; export's -n only removes the export.
+      if (text.startsWith('-') && text.includes('n') && name !== 'export') return OPAQUE;
       if (/[aAi]/.test(text)) valuesUnknown = true;
       continue;
     }
     // `local X` and `declare X` give X an unset local; `export X` and `readonly X` leave its value alone.
-    if (NAME.test(text) && (name === 'local' || name === 'declare' || name === 'typeset')) effects.push(unknownValue(argument));
+    const declaresLocal = name === 'local' || name === 'declare' || name === 'typeset';
+    if (NAME.test(text) && declaresLocal) effects.push(unknownValue(argument));
   }
   return effects;
 }
@@ -102,7 +104,9 @@ function setEffects(command: Command): readonly Effect[] {
   const effects: Effect[] = [];
   words.forEach((word, index) => {
     if (word === '--') return;
-    if ((word === '-o' || word === '+o') && words[index + 1] === 'nounset') effects.push({ kind: 'nounset', on: word === '-o' });
+    if ((word === '-o' || word === '+o') && words[index + 1] === 'nounset') {
+      effects.push({ kind: 'nounset', on: word === '-o' });
+    }
     else if (/^[-+][a-zA-Z]*u[a-zA-Z]*$/.test(word)) effects.push({ kind: 'nounset', on: word.startsWith('-') });
   });
   return effects;
@@ -113,7 +117,8 @@ function envEffects(command: Command): readonly Effect[] {
   for (const argument of command.args) {
     const text = argument.type === 'Word' ? argument.value : '';
     const equals = text.indexOf('=');
-    if (equals > 0 && NAME.test(text.slice(0, equals))) effects.push({ kind: 'child', name: text.slice(0, equals), value: undefined });
+    const name = text.slice(0, equals);
+    if (equals > 0 && NAME.test(name)) effects.push({ kind: 'child', name, value: undefined });
   }
   return effects;
 }
@@ -121,10 +126,16 @@ function envEffects(command: Command): readonly Effect[] {
 function optionValueEffects(words: readonly Word[], option: string): readonly Effect[] {
   const effects: Effect[] = [];
   words.forEach((word, index) => {
-    const target = word.value === option ? words[index + 1]?.value : word.value.startsWith(option) ? word.value.slice(2) : undefined;
+    const attached = word.value.startsWith(option) ? word.value.slice(2) : undefined;
+    const target = word.value === option ? words[index + 1]?.value : attached;
     if (target !== undefined && NAME.test(target)) effects.push(unknownValue({ value: target }));
   });
   return effects;
+}
+
+/** `${NAME=…}` and `${NAME:=…}` assign the default. */
+export function assignsDefault(node: ParameterExpansionPart): boolean {
+  return node.operation?.type === 'Default' && node.operation.operator.includes('=');
 }
 
 /** Adds to `names` every variable the script may assign anywhere; `opaque` when it may assign any variable at all. */
@@ -135,9 +146,8 @@ export function scanAssignedNames(script: SyntaxNode, names: Set<string>): { opa
     else if (node.type === 'For' || node.type === 'Select') names.add(node.name.value);
     else if (node.type === 'Coproc') names.add(node.name?.value ?? 'COPROC');
     else if (node.type === 'ArithmeticWord' && NAME.test(node.value)) names.add(node.value);
-    else if (node.type === 'ParameterExpansion' && node.operation?.type === 'Default' && node.operation.operator.includes('=')) {
-      names.add(node.parameter);
-    } else if (node.type === 'Command') {
+    else if (node.type === 'ParameterExpansion' && assignsDefault(node)) names.add(node.parameter);
+    else if (node.type === 'Command') {
       for (const effect of commandEffects(node)) {
         if (effect.kind === 'opaque') opaque = true;
         else if (effect.kind !== 'nounset') names.add(effect.name);

@@ -88,7 +88,8 @@ class FieldBuilder {
     // Nothing but empty variables: an empty operand, which names no file.
     if (rest === '' && this.emptyVariable !== undefined) return null;
     if (!rest.startsWith('/')) return { base: 'relative', rest };
-    return this.emptyVariable === undefined ? { base: 'root', rest } : { base: 'root', rest, emptyVariable: this.emptyVariable };
+    const emptyVariable = this.emptyVariable;
+    return emptyVariable === undefined ? { base: 'root', rest } : { base: 'root', rest, emptyVariable };
   }
 }
 
@@ -114,7 +115,9 @@ export function expandToValue(word: Word, scope: VariableScope): VariableValue |
   return builder.asValue();
 }
 
-function addPart(builder: FieldBuilder, part: WordPart | DoubleQuotedChild, scope: VariableScope, quoted: boolean, first: boolean): void {
+type Part = WordPart | DoubleQuotedChild;
+
+function addPart(builder: FieldBuilder, part: Part, scope: VariableScope, quoted: boolean, first: boolean): void {
   switch (part.type) {
     case 'Literal':
       if (first && !quoted && part.text.startsWith('~')) return addTilde(builder, part.value);
@@ -161,8 +164,8 @@ function addVariable(builder: FieldBuilder, name: string, scope: VariableScope, 
   builder.value(found.kind === 'value' ? found.value : { text: '' }, name, quoted);
 }
 
-/** `${NAME}` and the defaults `${NAME-…}`, `${NAME:-…}`, `${NAME=…}`, `${NAME:+…}`, `${NAME:?…}`; anything else is unknown. */
-function addParameter(builder: FieldBuilder, part: ParameterExpansionPart, scope: VariableScope, quoted: boolean): void {
+/** `${NAME}` and the defaults `${NAME-…}`, `${NAME:-…}`, `${NAME=…}`, `${NAME:+…}`, `${NAME:?…}`; others: unknown. */
+function addParameter(builder: FieldBuilder, part: ParameterExpansionPart, scope: VariableScope, quoted: boolean) {
   const name = part.parameter;
   const operation = part.operation;
   if (part.prefix !== undefined || part.index !== undefined) return builder.unknown();

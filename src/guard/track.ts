@@ -1,11 +1,14 @@
 // Keeps the guard's view of the variables up to date as the walk goes through the command line in order.
 import type { SyntaxNode } from 'unbash';
-import type { Effect } from './assignments.js';
+import { assignsDefault, type Effect } from './assignments.js';
 import { expandToValue } from './expand.js';
 import type { VariableScope, VariableValue } from './variables.js';
 
 const ARITHMETIC_ASSIGNMENTS: readonly string[] = ['=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '^=', '|='];
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Known = VariableValue | 'unknown';
+const REPEATED: readonly string[] = ['For', 'Select', 'While', 'ArithmeticFor', 'Function'];
 
 /** What the command's effects do to the shell's own variables (not those of its child's environment). */
 export function applyEffects(effects: readonly Effect[], scope: VariableScope): void {
@@ -17,7 +20,7 @@ export function applyEffects(effects: readonly Effect[], scope: VariableScope): 
   }
 }
 
-function assignedValue(effect: Extract<Effect, { kind: 'assign' }>, scope: VariableScope): VariableValue | 'unknown' {
+function assignedValue(effect: Extract<Effect, { kind: 'assign' }>, scope: VariableScope): Known {
   if (effect.value === undefined) return 'unknown';
   const value = expandToValue(effect.value, scope);
   if (!effect.append || value === 'unknown') return value;
@@ -27,10 +30,11 @@ function assignedValue(effect: Extract<Effect, { kind: 'assign' }>, scope: Varia
 }
 
 /** The variables a command puts in its own environment only (`D=x bash -c '…'`). */
-export function childVariables(effects: readonly Effect[], scope: VariableScope): Map<string, VariableValue | 'unknown'> {
-  const variables = new Map<string, VariableValue | 'unknown'>();
+export function childVariables(effects: readonly Effect[], scope: VariableScope): ReadonlyMap<string, Known> {
+  const variables = new Map<string, Known>();
   for (const effect of effects) {
-    if (effect.kind === 'child') variables.set(effect.name, effect.value === undefined ? 'unknown' : expandToValue(effect.value, scope));
+    if (effect.kind !== 'child') continue;
+    variables.set(effect.name, effect.value === undefined ? 'unknown' : expandToValue(effect.value, scope));
   }
   return variables;
 }
@@ -39,11 +43,11 @@ export function childVariables(effects: readonly Effect[], scope: VariableScope)
 export function trackNode(node: SyntaxNode, scope: VariableScope): void {
   if (node.type === 'For' || node.type === 'Select') scope.assign(node.name.value, 'unknown');
   else if (node.type === 'Coproc') scope.assign(node.name?.value ?? 'COPROC', 'unknown');
-  else if (node.type === 'ArithmeticBinary' && ARITHMETIC_ASSIGNMENTS.includes(node.operator)) markArithmetic(node.left, scope);
-  else if (node.type === 'ArithmeticUnary' && (node.operator === '++' || node.operator === '--')) markArithmetic(node.operand, scope);
-  else if (node.type === 'ParameterExpansion' && node.operation?.type === 'Default' && node.operation.operator.includes('=')) {
-    scope.assign(node.parameter, 'unknown');
-  }
+  else if (node.type === 'ArithmeticBinary') {
+    if (ARITHMETIC_ASSIGNMENTS.includes(node.operator)) markArithmetic(node.left, scope);
+  } else if (node.type === 'ArithmeticUnary') {
+    if (node.operator === '++' || node.operator === '--') markArithmetic(node.operand, scope);
+  } else if (node.type === 'ParameterExpansion' && assignsDefault(node)) scope.assign(node.parameter, 'unknown');
 }
 
 function markArithmetic(node: SyntaxNode, scope: VariableScope): void {
@@ -52,5 +56,5 @@ function markArithmetic(node: SyntaxNode, scope: VariableScope): void {
 
 /** Loops and function bodies: what they assign later may already have run when a command in them runs. */
 export function isRepeated(node: SyntaxNode): boolean {
-  return node.type === 'For' || node.type === 'Select' || node.type === 'While' || node.type === 'ArithmeticFor' || node.type === 'Function';
+  return REPEATED.includes(node.type);
 }

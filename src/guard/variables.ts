@@ -54,7 +54,9 @@ export class VariableScope {
 
   lookup(name: string): Lookup {
     const tracked = this.tracked.get(name);
-    if (tracked !== undefined) return tracked === 'unset' ? UNSET : tracked === 'unknown' ? UNKNOWN : { kind: 'value', value: tracked };
+    if (tracked === 'unset') return UNSET;
+    if (tracked === 'unknown') return UNKNOWN;
+    if (tracked !== undefined) return { kind: 'value', value: tracked };
     if (SET_BY_BASH.has(name) || this.env === undefined) return UNKNOWN;
     const value = this.env[name];
     if (value !== undefined) return { kind: 'value', value: { text: value } };
