@@ -300,6 +300,13 @@ describe('variables, judged by what they hold', () => {
     expect(await judgeHere('D=/usr; rm -rf $D', {})).toMatchObject({ allowed: false, rule: 'recursive-delete' });
   });
 
+  it('knows the home directory from the environment, however it is spelled', async () => {
+    const home = { ...env, HOME: '/home/u/' };
+    expect(await judgeHere('rm -rf .', { cwd: '/home/u', env: home })).toMatchObject({ allowed: false, rule: 'recursive-delete' });
+    expect(await judgeHere('rm -rf ..', { cwd: '/home/u/src', env: home })).toMatchObject({ allowed: false });
+    expect(await judgeHere('rm -rf ../build', { cwd: '/home/u/src', env: home })).toEqual({ allowed: true });
+  });
+
   it('a BASH_ENV may set anything: unset variables are not judged', async () => {
     expect(await judgeHere('rm -rf "$BUILD_DIR"/*', { env: { ...env, BASH_ENV: '/home/u/.bash_env' } })).toEqual({ allowed: true });
   });
