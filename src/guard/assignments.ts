@@ -18,6 +18,7 @@ const DECLARERS: readonly string[] = ['export', 'declare', 'typeset', 'local', '
 /** Builtins whose name operands receive values read at run time. */
 const READERS: readonly string[] = ['read', 'mapfile', 'readarray', 'getopts'];
 const SOURCING: readonly string[] = ['source', '.', 'eval'];
+const TESTS: readonly string[] = ['[', 'test'];
 const OPAQUE: readonly Effect[] = [{ kind: 'opaque' }];
 const NONE: readonly Effect[] = [];
 
@@ -138,23 +139,29 @@ export function assignsDefault(node: ParameterExpansionPart): boolean {
   return node.operation?.type === 'Default' && node.operation.operator.includes('=');
 }
 
-/** Adds to `names` every variable the script may assign anywhere; `opaque` when it may assign any variable at all. */
-export function scanAssignedNames(script: SyntaxNode, names: Set<string>): { opaque: boolean } {
+/**
+ * Adds to `assigned` every variable the script may assign anywhere, and to `tested` every variable it tests
+ * (`[ -n "$D" ] && rm -rf "$D"/*` guards its use). `opaque` when it may assign any variable at all.
+ */
+export function scanVariables(script: SyntaxNode, assigned: Set<string>, tested: Set<string>): { opaque: boolean } {
   let opaque = false;
-  const visit = (node: SyntaxNode): void => {
-    if (node.type === 'Assignment') names.add(node.name);
-    else if (node.type === 'For' || node.type === 'Select') names.add(node.name.value);
-    else if (node.type === 'Coproc') names.add(node.name?.value ?? 'COPROC');
-    else if (node.type === 'ArithmeticWord' && NAME.test(node.value)) names.add(node.value);
-    else if (node.type === 'ParameterExpansion' && assignsDefault(node)) names.add(node.parameter);
+  const visit = (node: SyntaxNode, inTest: boolean): void => {
+    if (inTest && node.type === 'SimpleExpansion') tested.add(node.text.slice(1));
+    else if (inTest && node.type === 'ParameterExpansion') tested.add(node.parameter);
+    if (node.type === 'Assignment') assigned.add(node.name);
+    else if (node.type === 'For' || node.type === 'Select') assigned.add(node.name.value);
+    else if (node.type === 'Coproc') assigned.add(node.name?.value ?? 'COPROC');
+    else if (node.type === 'ArithmeticWord' && NAME.test(node.value)) assigned.add(node.value);
+    else if (node.type === 'ParameterExpansion' && assignsDefault(node)) assigned.add(node.parameter);
     else if (node.type === 'Command') {
       for (const effect of commandEffects(node)) {
         if (effect.kind === 'opaque') opaque = true;
-        else if (effect.kind !== 'nounset') names.add(effect.name);
+        else if (effect.kind !== 'nounset') assigned.add(effect.name);
       }
     }
-    forEachChild(node, visit);
+    const testing = inTest || node.type === 'TestCommand' || (node.type === 'Command' && TESTS.includes(node.name?.value ?? ''));
+    forEachChild(node, (child) => visit(child, testing));
   };
-  visit(script);
+  visit(script, false);
   return { opaque };
 }

@@ -1,7 +1,7 @@
 // What the guard knows about the shell's variables while it walks a command line: the environment the
 // commands run with, and what the line itself assigns, in the order it assigns it.
 import type { SyntaxNode } from 'unbash';
-import { scanAssignedNames } from './assignments.js';
+import { scanVariables } from './assignments.js';
 
 export interface VariableValue {
   /** The value; an unknowable piece inside it (a command substitution) reads as `*`. */
@@ -41,6 +41,7 @@ export class VariableScope {
   private readonly scripts: SyntaxNode[] = [];
   private scanned = 0;
   private readonly assignedAnywhere = new Set<string>();
+  private readonly testedAnywhere = new Set<string>();
   private opaqueAnywhere = false;
 
   /**
@@ -60,7 +61,7 @@ export class VariableScope {
     if (SET_BY_BASH.has(name) || this.env === undefined) return UNKNOWN;
     const value = this.env[name];
     if (value !== undefined) return { kind: 'value', value: { text: value } };
-    if (this.opaque || (this.repeatDepth > 0 && this.mayBeAssignedSomewhere(name))) return UNKNOWN;
+    if (this.opaque || this.mayBeSetAfterAll(name)) return UNKNOWN;
     return UNSET;
   }
 
@@ -107,12 +108,14 @@ export class VariableScope {
     this.scripts.push(script);
   }
 
-  private mayBeAssignedSomewhere(name: string): boolean {
+  /** Tested somewhere in the line, or, inside a loop or function, assigned somewhere in it. */
+  private mayBeSetAfterAll(name: string): boolean {
     while (this.scanned < this.scripts.length) {
-      const found = scanAssignedNames(this.scripts[this.scanned] as SyntaxNode, this.assignedAnywhere);
+      const found = scanVariables(this.scripts[this.scanned] as SyntaxNode, this.assignedAnywhere, this.testedAnywhere);
       this.opaqueAnywhere ||= found.opaque;
       this.scanned += 1;
     }
-    return this.opaqueAnywhere || this.assignedAnywhere.has(name);
+    if (this.testedAnywhere.has(name)) return true;
+    return this.repeatDepth > 0 && (this.opaqueAnywhere || this.assignedAnywhere.has(name));
   }
 }
