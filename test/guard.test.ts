@@ -289,6 +289,7 @@ describe('variables, judged by what they hold', () => {
     '. ./env.sh && rm -rf "$BUILD_DIR"/*',
     'eval "$(./config)"; rm -rf "$BUILD_DIR"/*',
     ': "${OUT:=./dist}"; rm -rf "$OUT"/*',
+    ': "${BUILD_DIR:?set it first}"; rm -rf "$BUILD_DIR"/*',
     '[ -n "$BUILD_DIR" ] && rm -rf "$BUILD_DIR"/*',
     'if [[ -d $BUILD_DIR ]]; then rm -rf "$BUILD_DIR"/*; fi',
     'test -z "$BUILD_DIR" || rm -rf "$BUILD_DIR"/*',

@@ -39,7 +39,7 @@ export function childVariables(effects: readonly Effect[], scope: VariableScope)
   return variables;
 }
 
-/** Assignments that are not commands: loop variables, arithmetic, `${D:=…}`. */
+/** Assignments that are not commands (loop variables, arithmetic, `${D:=…}`), and `${D:?}`, which stops if D is unset. */
 export function trackNode(node: SyntaxNode, scope: VariableScope): void {
   if (node.type === 'For' || node.type === 'Select') scope.assign(node.name.value, 'unknown');
   else if (node.type === 'Coproc') scope.assign(node.name?.value ?? 'COPROC', 'unknown');
@@ -47,7 +47,12 @@ export function trackNode(node: SyntaxNode, scope: VariableScope): void {
     if (ARITHMETIC_ASSIGNMENTS.includes(node.operator)) markArithmetic(node.left, scope);
   } else if (node.type === 'ArithmeticUnary') {
     if (node.operator === '++' || node.operator === '--') markArithmetic(node.operand, scope);
-  } else if (node.type === 'ParameterExpansion' && assignsDefault(node)) scope.assign(node.parameter, 'unknown');
+  } else if (node.type === 'ParameterExpansion') {
+    // After `: "${D:?}"` the line goes on only if D was set.
+    const stops = node.operation?.type === 'Default' && node.operation.operator.includes('?');
+    const stopsIfUnset = stops && scope.lookup(node.parameter).kind === 'unset';
+    if (assignsDefault(node) || stopsIfUnset) scope.assign(node.parameter, 'unknown');
+  }
 }
 
 function markArithmetic(node: SyntaxNode, scope: VariableScope): void {
