@@ -27,6 +27,7 @@ const ATTACKS: readonly string[] = [
   'D=/usr; rm -rf $D',
   'export D=/; rm -rf "$D"',
   'rm -rf ${VAR:-/}',
+  'rm -rf $GLOB',
   'D="/tmp/x /"; rm -rf $D',
   'D=/; bash -c "rm -rf $D"',
   'chmod -R 777 "$BUILD_DIR"/',
@@ -38,11 +39,12 @@ describe('the guard resolves variables, through the binary', () => {
   it('blocks a recursive rm, chmod or chown whose target is / once its variables are read', async () => {
     const s = await serve([...ATTACKS.map((command) => bash(command)), answer('ok')]);
     await runAgent(['go'], s.url, {
-      env: { PATH: fakePath('rm', 'chmod', 'chown'), BUILD_DIR: undefined, VAR: undefined, EMPTY_DIR: '' },
+      env: { PATH: fakePath('rm', 'chmod', 'chown'), BUILD_DIR: undefined, VAR: undefined, EMPTY_DIR: '', GLOB: '/*' },
     });
     const seen = results(s);
     expect(seen).toHaveLength(ATTACKS.length);
-    const ranOrAllowed = ATTACKS.filter((_, index) => seen[index]!.is_error !== true || seen[index]!.content.includes('fake '));
+    const slipped = (index: number) => seen[index]!.is_error !== true || seen[index]!.content.includes('fake ');
+    const ranOrAllowed = ATTACKS.filter((_, index) => slipped(index));
     expect(ranOrAllowed).toEqual([]);
     for (const result of seen) expect(result.content).toMatch(/^blocked by the guard/);
     expect(seen[0]!.content).toMatch(/unset or empty/);
