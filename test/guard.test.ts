@@ -310,6 +310,7 @@ describe('variables, judged by what they hold', () => {
     expect(await judgeHere('rm -rf .', { cwd: '/home/u', env: home })).toMatchObject({ allowed: false, rule: 'recursive-delete' });
     expect(await judgeHere('rm -rf ..', { cwd: '/home/u/src', env: home })).toMatchObject({ allowed: false });
     expect(await judgeHere('rm -rf ../build', { cwd: '/home/u/src', env: home })).toEqual({ allowed: true });
+    expect(await judgeHere('D=$HOME; rm -rf "$D"', { env: { ...home, HOME: '/home//u/' } })).toMatchObject({ allowed: false });
   });
 
   it('a BASH_ENV may set anything: unset variables are not judged', async () => {

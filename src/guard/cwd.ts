@@ -9,9 +9,8 @@ import { commandName } from './wrappers.js';
  * The findings with every relative path resolved against the directory it runs in, as far as that is known:
  * a `cd` to something the guard cannot read (`cd "$DIR"`, `cd -`) makes later relative paths unknowable again.
  */
-export function resolveRelativePaths(findings: readonly Finding[], startDirectory: string | undefined, homeDirectory: string): Finding[] {
+export function resolveRelativePaths(findings: readonly Finding[], startDirectory: string | undefined, home: string): Finding[] {
   let cwd: string | null = startDirectory ?? null;
-  const home = posix.normalize(homeDirectory).replace(/(.)\/$/, '$1');
   return findings.map((finding) => {
     if (finding.kind !== 'invocation') {
       return finding.kind === 'redirect' ? { ...finding, target: resolveWord(finding.target, cwd, home) } : finding;
@@ -37,7 +36,7 @@ function resolveShape(shape: PathShape | null, cwd: string, home: string): PathS
   return shape?.base === 'relative' ? shapeOf(posix.join(cwd, shape.rest), home) : shape;
 }
 
-/** `absolute` is normalized (it comes from posix.join), so a prefix test tells whether it lies in the home directory. */
+/** `absolute` and `home` are normalized, so a prefix test tells whether the path lies in the home directory. */
 function shapeOf(absolute: string, home: string): PathShape {
   if (home !== '/' && (absolute === home || absolute.startsWith(`${home}/`))) {
     const rest = absolute.slice(home.length);

@@ -2,6 +2,7 @@
 // --sandbox). It parses a command line with a real bash parser and judges every simple
 // command in it against the built-in deny rules and the user's --allow / --deny rules.
 import { homedir } from 'node:os';
+import { posix } from 'node:path';
 import { compileGlob, escapeRegExp, normalizeRule } from './glob.js';
 import { resolveRelativePaths } from './cwd.js';
 import { brokenRule } from './match.js';
@@ -46,7 +47,8 @@ let walker: Promise<typeof import('./walk.js')> | undefined;
 
 export async function judgeCommand(script: string, policy: GuardPolicy, context: CommandContext = {}): Promise<GuardVerdict> {
   walker ??= import('./walk.js');
-  const home = context.env?.HOME || homedir();
+  // Normalized once, without a trailing slash, so that paths can be placed in it by a prefix test.
+  const home = posix.normalize(context.env?.HOME || homedir()).replace(/(.)\/$/, '$1');
   const walk = (await walker).walkCommandLine(script, new VariableScope(context.env, home));
   const problem = walk.findings.find(
     (finding): finding is ProblemFinding => finding.kind === 'parse-error' || finding.kind === 'too-deep',
