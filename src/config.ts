@@ -3,7 +3,7 @@ import type { ProjectInstructions } from './instructions/load.js';
 import type { ModelPlan } from './api/thinking.js';
 
 // The settings of a run. The command line builds a Config from flags, environment and dotenv file
-// (src/cli/config.ts); everything else only reads one.
+// (src/cli/config.ts); everything else only reads one, and never the process's environment itself.
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -27,6 +27,45 @@ export interface SessionOptions {
   persist: boolean;
   /** Where sessions are saved: $XDG_STATE_HOME/agent/sessions. */
   dir: string;
+}
+
+/** Variables by name, as an environment holds them. */
+export type Variables = Readonly<Record<string, string>>;
+
+/** What the run takes from its environment: the real one, plus what the dotenv file was allowed to add. */
+export interface RunEnvironment {
+  /** Every variable, as the commands start from them (secrets are withheld from the commands later). */
+  variables: Variables;
+  /**
+   * What the working directory's `.env` named and the run ignored: not in any environment, but a secret-looking
+   * value among them is still masked in the output (a command may read the file).
+   */
+  ignoredFromDotenv: Variables;
+  /** The home directory: HOME, else the account's. */
+  home: string;
+  /** PATH, where programs the run needs (bwrap) are looked for. */
+  path: string;
+}
+
+/** How the API requests travel. */
+export interface NetworkSettings {
+  /** The proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, in either case) that apply. */
+  proxy: Variables;
+  /**
+   * NODE_EXTRA_CA_CERTS: the file, its PEM text when it could be read, and whether Node loaded it itself at start-up
+   * (it was in the process's environment).
+   */
+  extraCa: { file: string; pem: string | undefined; loadedAtStart: boolean } | undefined;
+  /** ANTHROPIC_CUSTOM_HEADERS, parsed: sent with every request. */
+  customHeaders: Record<string, string>;
+}
+
+/** What the rendering on stderr needs to know of the terminal, beyond the stream itself. */
+export interface TerminalSettings {
+  /** FORCE_COLOR, NO_COLOR and TERM as the environment has them. */
+  forceColor: string | undefined;
+  noColor: string | undefined;
+  term: string | undefined;
 }
 
 /** Exactly one credential: an API key (sent in x-api-key) or a bearer token. */
@@ -60,6 +99,9 @@ export interface Config {
   contextWindow: number;
   credentials: Credentials;
   baseURL: string | undefined;
+  network: NetworkSettings;
+  env: RunEnvironment;
+  terminal: TerminalSettings;
   retryBaseDelayMs: number;
   streamIdleMs: number;
   /** Said on stderr as the run starts (an ignored .env setting, say). */

@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from './config.js';
@@ -13,7 +13,6 @@ import { buildResult, type ResultObject } from './result.js';
 import { prepareSecrets } from './secrets.js';
 import { Shell } from './shell/exec.js';
 import { RUN_DIR_PREFIX, sweepDeadRuns } from './shell/mark-registry.js';
-import { sessionsDir } from './session/store.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { createBashTool, type GuardCheck } from './tools/bash.js';
 import { createToolbox } from './tools/index.js';
@@ -110,11 +109,12 @@ async function openShell(config: Config, runDir: string, emit: EventSink): Promi
   const secrets = prepareSecrets(config);
   emit({ type: 'notice', message: secrets.notice });
   // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
-  const markRegistry = join(dirname(sessionsDir(process.env)), 'running');
+  const markRegistry = join(dirname(config.session.dir), 'running');
   sweepDeadRuns(markRegistry);
   return new Shell({
     markRegistry,
     runCwd: config.cwd,
+    env: config.env.variables,
     defaultTimeoutSec: config.timeoutSec,
     maxTimeoutSec: config.maxTimeoutSec,
     spillDir: runDir,
@@ -126,9 +126,9 @@ async function openShell(config: Config, runDir: string, emit: EventSink): Promi
 
 async function sandboxWrapper(config: Config, runDir: string, emit: EventSink) {
   const { probeSandbox, sandboxWrap, homeIsWorkDir } = await import('./shell/sandbox.js');
-  const probe = await probeSandbox();
+  const probe = await probeSandbox(config.env.path);
   if (!probe.ok) throw new UsageError(probe.message);
-  const home = homedir();
+  const home = config.env.home;
   if (homeIsWorkDir(home, config.cwd)) {
     emit({ type: 'warning', message: '--sandbox: the working directory is the home directory, so the commands see all of it (~/.ssh included); run from a project directory to keep the home hidden.' });
   }

@@ -12,14 +12,15 @@ export interface RunSecrets {
   notice: string;
 }
 
-export function prepareSecrets(config: Config, env: NodeJS.ProcessEnv = process.env): RunSecrets {
+export function prepareSecrets(config: Config): RunSecrets {
   const passEnv = passEnvPredicate(config.passEnv);
-  const { withheld } = splitEnvironment(env, passEnv);
+  const { withheld } = splitEnvironment(config.env.variables, passEnv);
+  const ignored = splitEnvironment(config.env.ignoredFromDotenv).withheld;
   const credential: SecretValue =
     'apiKey' in config.credentials
       ? { name: 'ANTHROPIC_API_KEY', value: config.credentials.apiKey }
       : { name: 'ANTHROPIC_AUTH_TOKEN', value: config.credentials.authToken };
-  const patterns = secretPatterns([...withheld, credential]);
+  const patterns = secretPatterns([...withheld, ...ignored, credential]);
   return {
     passEnv,
     createMask: patterns.length === 0 ? undefined : () => new SecretMasker(patterns),

@@ -251,7 +251,9 @@ describe('model, credentials and configuration', () => {
     const dir = tempDir();
     writeFileSync(join(dir, '.env'), 'ANTHROPIC_CUSTOM_HEADERS="Authorization: Bearer from-the-repo\nX-Injected: yes"\n');
     const fromRepo = await runAgent(['x'], s.url, { cwd: dir });
-    expect(fromRepo.stderr).toContain(`warning: ignoring ANTHROPIC_CUSTOM_HEADERS from ${join(dir, '.env')}: ANTHROPIC_API_KEY comes from the environment`);
+    expect(fromRepo.stderr).toContain(
+      `warning: ignoring ANTHROPIC_CUSTOM_HEADERS from ${join(dir, '.env')} (ANTHROPIC_CUSTOM_HEADERS: ANTHROPIC_API_KEY comes from the environment`,
+    );
     const seen = s.validRequests().map((r) => [r.headers['x-api-key'], r.headers.authorization, r.headers['x-gateway-route'], r.headers['x-injected']]);
     expect(seen).toEqual([
       ['test-key', undefined, 'team-a', undefined],

@@ -13,7 +13,7 @@ let shell: Shell;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'directory-test-')));
   for (const name of ['a', 'b', 'c']) mkdirSync(path.join(dir, name));
-  shell = new Shell({ runCwd: dir, defaultTimeoutSec: 20, maxTimeoutSec: 60, spillDir: dir });
+  shell = new Shell({ runCwd: dir, env: process.env, defaultTimeoutSec: 20, maxTimeoutSec: 60, spillDir: dir });
 });
 
 afterEach(async () => {

@@ -1,5 +1,5 @@
 // The dotenv file through the binary: what the working directory's .env may fill in, what it may not
-// redirect, --env-file (trusted like the environment) and --no-env-file.
+// redirect, --env-file (trusted like the environment) and --no-env-file. Attacks: test/security/dotenv-attacks.test.ts.
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -56,8 +56,8 @@ describe("the working directory's .env", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('answered by the API\n');
     expect(run.stderr).toContain(
-      `warning: ignoring ANTHROPIC_BASE_URL from ${join(cwd, '.env')}: ANTHROPIC_API_KEY comes from the environment, ` +
-        `and a .env in the working directory may not send it elsewhere (use --env-file ${join(cwd, '.env')} to trust this file).`,
+      `warning: ignoring ANTHROPIC_BASE_URL from ${join(cwd, '.env')} (ANTHROPIC_BASE_URL: ANTHROPIC_API_KEY comes from the environment, ` +
+        `and a .env in the working directory may not replace it or send it elsewhere). Use --env-file ${join(cwd, '.env')} to trust this file.`,
     );
     expect(evil.connections()).toBe(0);
     expect(p.seen.map((record) => record.target)).toEqual(['api.anthropic.com:443']);
@@ -71,20 +71,37 @@ describe("the working directory's .env", () => {
     const run = await runAgent(['-q', 'go'], s.url, { cwd, env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'env-token' } });
     expect(run.code).toBe(0);
     expect(evilProxy.seen).toEqual([]);
-    expect(run.stderr).toContain('warning: ignoring HTTP_PROXY from');
-    expect(run.stderr).toContain('warning: ignoring http_proxy from');
+    expect(run.stderr).toContain('warning: ignoring HTTP_PROXY, http_proxy from');
     expect(run.stderr).toContain('ANTHROPIC_AUTH_TOKEN comes from the environment');
   });
 
-  it('fills in other settings the environment lacks, and never overrides it', async () => {
-    const s = await serve([bash('printf "%s" "$FROM_DOTENV"'), answerWithLastResult()]);
-    const cwd = repoWithDotenv('MODEL_ID=model-from-dotenv', 'FROM_DOTENV=filled in', 'ANTHROPIC_API_KEY=dotenv-key');
+  it('fills in the model the environment lacks, and never overrides the environment', async () => {
+    const s = await serve([answer('one'), answer('two')]);
+    const cwd = repoWithDotenv('MODEL_ID=model-from-dotenv', 'ANTHROPIC_MODEL=other-model-from-dotenv');
+    const run = await runAgent(['go'], s.url, { cwd });
+    expect(run.code).toBe(0);
+    expect(s.validRequests()[0]!.body.model).toBe('model-from-dotenv');
+    expect(run.stderr).not.toContain('warning');
+    const overridden = await runAgent(['go'], s.url, { cwd, env: { MODEL_ID: 'model-from-env' } });
+    expect(overridden.code).toBe(0);
+    expect(s.validRequests()[1]!.body.model).toBe('model-from-env');
+  });
+
+  it('brings no key when the environment has one: its key is ignored, with the warning', async () => {
+    const s = await serve([answer('ok')], { requireAuth: { apiKey: 'env-key' } });
+    const cwd = repoWithDotenv('ANTHROPIC_API_KEY=dotenv-key', 'ANTHROPIC_AUTH_TOKEN=dotenv-token');
     const run = await runAgent(['go'], s.url, { cwd, env: { ANTHROPIC_API_KEY: 'env-key' } });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('filled in\n');
-    expect(s.validRequests()[0]!.body.model).toBe('model-from-dotenv');
-    expect(JSON.stringify(s.validRequests()[0]!.headers)).toContain('env-key');
-    expect(run.stderr).not.toContain('warning');
+    expect(JSON.stringify(s.validRequests()[0]!.headers)).not.toContain('dotenv-');
+    expect(run.stderr).toContain('warning: ignoring ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN from');
+  });
+
+  it('may fill in a key the environment holds empty, and then name its server', async () => {
+    const s = await serve([answer('its own server')], { requireAuth: { apiKey: 'dotenv-key' } });
+    const cwd = repoWithDotenv('ANTHROPIC_API_KEY=dotenv-key', `ANTHROPIC_BASE_URL=${s.url}`);
+    const run = await runAgent(['go'], 'http://127.0.0.1:9', { cwd, env: { ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: undefined } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('its own server\n');
   });
 
   it('may name the server for a key it brings itself', async () => {
@@ -96,12 +113,13 @@ describe("the working directory's .env", () => {
     expect(run.stderr).not.toContain('warning');
   });
 
-  it('cannot set NODE_EXTRA_CA_CERTS, which Node reads only at start: a warning says so', async () => {
-    const s = await serve([answer('ok')]);
+  it('cannot set NODE_EXTRA_CA_CERTS: ignored, with the warning', async () => {
+    const s = await serve([answer('ok')], { tls: certs.server });
     const cwd = repoWithDotenv(`NODE_EXTRA_CA_CERTS=${certs.caFile}`);
     const run = await runAgent(['go'], s.url, { cwd });
-    expect(run.code).toBe(0);
-    expect(run.stderr).toContain(`warning: NODE_EXTRA_CA_CERTS from ${join(cwd, '.env')} has no effect: Node reads it only when it starts`);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`warning: ignoring NODE_EXTRA_CA_CERTS from ${join(cwd, '.env')}`);
+    expect(s.validRequests()).toHaveLength(0);
   });
 });
 
@@ -114,6 +132,25 @@ describe('--env-file and --no-env-file', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('the gateway the file names\n');
     expect(run.stderr).not.toContain('warning');
+  });
+
+  it("--env-file may name NODE_EXTRA_CA_CERTS, which the run's requests then trust", async () => {
+    const s = await serve([answer('trusted')], { tls: certs.server });
+    const file = join(repoWithDotenv(), 'ci.env');
+    writeFileSync(file, `NODE_EXTRA_CA_CERTS=${certs.caFile}\nFROM_FILE=passed on\n`);
+    const run = await runAgent(['--env-file', file, 'go'], s.url);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('trusted\n');
+    expect(run.stderr).not.toContain('warning');
+  });
+
+  it('--env-file fills in what the commands see', async () => {
+    const s = await serve([bash('printf "%s" "$FROM_FILE"'), answerWithLastResult()]);
+    const file = join(repoWithDotenv(), 'ci.env');
+    writeFileSync(file, 'FROM_FILE=filled in\n');
+    const run = await runAgent(['--env-file', file, 'go'], s.url);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('filled in\n');
   });
 
   it('--no-env-file loads no .env at all', async () => {

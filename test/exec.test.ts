@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 function makeShell(options: Partial<ShellOptions> = {}): Shell {
-  const shell = new Shell({ runCwd: dir, defaultTimeoutSec: 20, maxTimeoutSec: 60, spillDir: dir, ...options });
+  const shell = new Shell({ runCwd: dir, env: process.env, defaultTimeoutSec: 20, maxTimeoutSec: 60, spillDir: dir, ...options });
   shells.push(shell);
   return shell;
 }

@@ -5,8 +5,11 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeFetch } from '../src/api/http-fetch.js';
+import { createNodeFetch } from '../src/api/http-fetch.js';
 import { tempDir } from './support/run-agent.js';
+import { makeCertificates } from './support/tls.js';
+
+const nodeFetch = createNodeFetch({ proxy: {}, extraCa: undefined });
 
 let server: Server | ReturnType<typeof createHttpServer> | undefined;
 afterEach(() => {
@@ -51,6 +54,21 @@ describe('nodeFetch, the SDK transport', () => {
     process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
     const response = await nodeFetch(`https://127.0.0.1:${port}/x`, { method: 'POST', body: 'over tls' });
     expect(await response.json()).toMatchObject({ body: 'over tls' });
+  });
+
+  it('trusts the extra certificate authority its settings name, beside the built-in ones', async () => {
+    const certs = makeCertificates();
+    try {
+      const port = await listen(createHttpsServer(certs.server, echo));
+      await expect(nodeFetch(`https://127.0.0.1:${port}/x`)).rejects.toThrow(/certificate/i);
+      const extraCa = { file: certs.caFile, pem: readFileSync(certs.caFile, 'utf8'), loadedAtStart: false };
+      const trusting = createNodeFetch({ proxy: {}, extraCa });
+      const response = await trusting(`https://127.0.0.1:${port}/x`, { method: 'POST', body: 'trusted' });
+      expect(await response.json()).toMatchObject({ body: 'trusted' });
+      await expect(trusting(`https://127.0.0.1:9/closed`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      certs.cleanup();
+    }
   });
 
   it('rejects at once when aborted, and when the connection is refused', async () => {

@@ -30,7 +30,7 @@ describe('probeSandbox', () => {
   it('reports a missing bwrap and names the package to install', async () => {
     const emptyDir = mkdtempSync(join(tmpdir(), 'agent-no-bwrap-'));
     try {
-      const probe = await probeSandbox({ path: emptyDir });
+      const probe = await probeSandbox(emptyDir);
       expect(probe.ok).toBe(false);
       if (!probe.ok) {
         expect(probe.message).toContain('bubblewrap');
@@ -43,7 +43,7 @@ describe('probeSandbox', () => {
   });
 
   it.skipIf(bwrapPath === undefined)('finds bwrap and runs a command under it', async () => {
-    expect(await probeSandbox()).toEqual({ ok: true, bwrapPath });
+    expect(await probeSandbox(process.env.PATH ?? '')).toEqual({ ok: true, bwrapPath });
   });
 });
 

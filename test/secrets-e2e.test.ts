@@ -127,11 +127,21 @@ describe('the commands never get a secret value back', () => {
     expect(run.stderr).toContain('[redacted: GITHUB_TOKEN]');
   });
 
-  it('withholds and masks secrets that came from a .env file', async () => {
+  it("masks the secrets of the working directory's .env, which the commands' environment never gets", async () => {
     const dir = workDir();
     writeFileSync(join(dir, '.env'), 'DEPLOY_TOKEN=dotenvSecret-0123456789\nPLAIN_SETTING=visible\n');
     const s = await serve([bash('env | grep -E "DEPLOY|PLAIN"; cat .env'), answer('done')]);
     const run = await runAgent(['go'], s.url, { cwd: dir });
+    expect(run.code).toBe(0);
+    const [result] = resultsOf(s);
+    expect(result).toBe('DEPLOY_TOKEN=[redacted: DEPLOY_TOKEN]\nPLAIN_SETTING=visible');
+  });
+
+  it('withholds and masks secrets that came from a --env-file', async () => {
+    const dir = workDir();
+    writeFileSync(join(dir, 'ci.env'), 'DEPLOY_TOKEN=dotenvSecret-0123456789\nPLAIN_SETTING=visible\n');
+    const s = await serve([bash('env | grep -E "DEPLOY|PLAIN"; cat ci.env'), answer('done')]);
+    const run = await runAgent(['--env-file', 'ci.env', 'go'], s.url, { cwd: dir });
     expect(run.code).toBe(0);
     const [result] = resultsOf(s);
     expect(result).toBe('PLAIN_SETTING=visible\nDEPLOY_TOKEN=[redacted: DEPLOY_TOKEN]\nPLAIN_SETTING=visible');

@@ -3,11 +3,13 @@
 // streamed request needs none of what undici adds. Headers and Response are light stand-ins
 // (light-fetch-types.ts), and node:http is loaded through require: Node 24's ES-module wrapper of it
 // reads every export, and some of them load undici.
-// Requests go through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY says otherwise; the proxy agents load only
-// when a proxy applies.
+// Requests go through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY says otherwise (as the run's settings hold them);
+// the proxy agents load only when a proxy applies.
 import { createRequire } from 'node:module';
 import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import type { SecureContext } from 'node:tls';
+import type { NetworkSettings } from '../config.js';
 import { LightHeaders, LightResponse } from './light-fetch-types.js';
 import { isTlsError, ProxyRefused, ProxyUnreachable, TlsFailure } from './network-errors.js';
 import { displayProxy, proxyFor } from './proxy-settings.js';
@@ -20,26 +22,49 @@ interface Route {
   proxy: { url: URL; variable: string } | undefined;
 }
 
-const agents = new Map<string, Agent>();
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+type Network = Pick<NetworkSettings, 'proxy' | 'extraCa'>;
 
-async function route(url: URL): Promise<Route> {
-  const module = url.protocol === 'https:' ? await import('node:https') : http;
-  const choice = proxyFor(url, process.env);
-  // The configuration refuses a bad proxy setting before any request; this is only a backstop.
-  if (choice.kind === 'invalid') throw new TypeError(choice.problem);
-  const proxy = choice.kind === 'proxy' ? { url: choice.url, variable: choice.variable } : undefined;
-  const key = proxy ? `${url.protocol} via ${proxy.url.href}` : url.protocol;
-  let agent = agents.get(key);
-  if (!agent) {
-    agent = proxy
-      ? (await import('./proxy-agent.js')).createProxyAgent(proxy.url, url.protocol)
-      : new module.Agent({ keepAlive: true });
-    agents.set(key, agent);
-  }
-  return { request: module.request as typeof http.request, agent, proxy };
+/** A fetch that routes and trusts as the run's network settings say. */
+export function createNodeFetch(network: Network): Fetch {
+  const agents = new Map<string, Agent>();
+  let tls: { secureContext?: SecureContext } | undefined;
+  const route = async (url: URL): Promise<Route> => {
+    const module = url.protocol === 'https:' ? await import('node:https') : http;
+    const choice = proxyFor(url, network.proxy);
+    // The configuration refuses a bad proxy setting before any request; this is only a backstop.
+    if (choice.kind === 'invalid') throw new TypeError(choice.problem);
+    const proxy = choice.kind === 'proxy' ? { url: choice.url, variable: choice.variable } : undefined;
+    const key = proxy ? `${url.protocol} via ${proxy.url.href}` : url.protocol;
+    let agent = agents.get(key);
+    if (!agent) {
+      tls ??= await trustedAuthorities(network.extraCa);
+      agent = proxy
+        ? (await import('./proxy-agent.js')).createProxyAgent(proxy.url, url.protocol, tls)
+        : new module.Agent({ keepAlive: true, ...tls });
+      agents.set(key, agent);
+    }
+    return { request: module.request as typeof http.request, agent, proxy };
+  };
+  return (input, init) => nodeFetch(route, network.extraCa?.file, input, init);
 }
 
-export async function nodeFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+/**
+ * The certificate authorities to trust when they are not Node's own: Node loads the process's NODE_EXTRA_CA_CERTS at
+ * start-up, but one named in a --env-file is added here, beside the built-in ones.
+ */
+async function trustedAuthorities(extraCa: Network['extraCa']): Promise<{ secureContext?: SecureContext }> {
+  if (extraCa?.pem === undefined || extraCa.loadedAtStart) return {};
+  const { createSecureContext, rootCertificates } = await import('node:tls');
+  return { secureContext: createSecureContext({ ca: [...rootCertificates, extraCa.pem] }) };
+}
+
+async function nodeFetch(
+  route: (url: URL) => Promise<Route>,
+  caFile: string | undefined,
+  input: string | URL | Request,
+  init: RequestInit = {},
+): Promise<Response> {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const headers: Record<string, string> = {};
   new LightHeaders(init.headers as Iterable<[string, string]> | Record<string, string> | undefined).forEach((value, key) => (headers[key] = value));
@@ -51,7 +76,7 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
         reject(refusal(proxy, url, 407, response.statusMessage ?? '', false));
       } else resolve(response);
     });
-    watchProxy(req, url, proxy, reject);
+    watchProxy(req, { url, proxy, caFile }, reject);
     const body = init.body;
     if (body === undefined || body === null) req.end();
     else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
@@ -69,7 +94,7 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
 }
 
 /** Turns connection errors into ones that say where they happened: at the proxy, or in TLS with the server. */
-function watchProxy(req: ClientRequest, url: URL, proxy: Route['proxy'], reject: (error: Error) => void): void {
+function watchProxy(req: ClientRequest, { url, proxy, caFile }: { url: URL; proxy: Route['proxy']; caFile: string | undefined }, reject: (error: Error) => void): void {
   let reachedProxy = false;
   req.on('proxyConnect', (connect: { statusCode?: number; statusText?: string }) => {
     reachedProxy = true;
@@ -80,7 +105,7 @@ function watchProxy(req: ClientRequest, url: URL, proxy: Route['proxy'], reject:
   });
   req.on('error', (error: Error) => {
     if (error.name === 'AbortError') reject(error);
-    else if (isTlsError(error)) reject(new TlsFailure(proxy && !reachedProxy ? `the proxy ${displayProxy(proxy.url)}` : url.origin, error));
+    else if (isTlsError(error)) reject(new TlsFailure(proxy && !reachedProxy ? `the proxy ${displayProxy(proxy.url)}` : url.origin, error, caFile));
     else if (proxy && !reachedProxy) reject(new ProxyUnreachable(displayProxy(proxy.url), proxy.variable, error));
     else reject(error);
   });

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { EventSink } from '../events.js';
 import { withCacheBreakpoints, type RequestShape } from './cache.js';
 import type { ModelFailure } from './failure.js';
-import { nodeFetch } from './http-fetch.js';
+import { createNodeFetch } from './http-fetch.js';
 import { requestCostUsd } from './pricing.js';
 import { checkedFetch } from './response-check.js';
 import { routeSdkWarnings } from './sdk-warnings.js';
@@ -26,7 +26,7 @@ export interface ModelStats {
 }
 
 export interface ModelSetup {
-  config: Pick<Config, 'plans' | 'cache' | 'credentials' | 'baseURL' | 'retryBaseDelayMs' | 'streamIdleMs'>;
+  config: Pick<Config, 'plans' | 'cache' | 'credentials' | 'baseURL' | 'network' | 'retryBaseDelayMs' | 'streamIdleMs'>;
   shape: RequestShape;
   emit: EventSink;
   stats: ModelStats;
@@ -114,10 +114,10 @@ export function createModelCall({ config, shape, emit, stats, extras }: ModelSet
 function messagesClient(config: ModelSetup['config'], onData: () => void): Messages {
   return new Messages(
     new OwnCredentialsClient({
-      ...sdkCredentials(config.credentials),
+      ...sdkCredentials(config.credentials, config.network.customHeaders),
       baseURL: config.baseURL ?? null,
       maxRetries: 0,
-      fetch: checkedFetch(nodeFetch, onData),
+      fetch: checkedFetch(createNodeFetch(config.network), onData),
       // No tracer is ever registered in this process, so the SDK's spans would only cost time on every call.
       openTelemetry: false,
     }),
@@ -150,14 +150,15 @@ class OwnCredentialsClient extends BaseAnthropic {
 
 /**
  * SDK 1.x sends an API key as a bearer token; gateways and endpoints built for the x-api-key convention reject that,
- * so the key goes in x-api-key itself, and exactly one credential goes out.
+ * so the key goes in x-api-key itself, and exactly one credential goes out. The custom headers are the run's
+ * (the SDK also reads the process's ANTHROPIC_CUSTOM_HEADERS, which the run's settings already hold).
  */
-function sdkCredentials(credentials: Config['credentials']) {
-  // null removes a header of that name, so ANTHROPIC_CUSTOM_HEADERS (which the SDK reads itself) cannot add another.
+function sdkCredentials(credentials: Config['credentials'], customHeaders: Record<string, string>) {
+  // null removes a header of that name, so custom headers cannot add another credential.
   if ('apiKey' in credentials) {
-    return { apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': credentials.apiKey, authorization: null } };
+    return { apiKey: null, authToken: null, defaultHeaders: { ...customHeaders, 'x-api-key': credentials.apiKey, authorization: null } };
   }
-  return { apiKey: null, authToken: null, defaultHeaders: { authorization: `Bearer ${credentials.authToken}`, 'x-api-key': null } };
+  return { apiKey: null, authToken: null, defaultHeaders: { ...customHeaders, authorization: `Bearer ${credentials.authToken}`, 'x-api-key': null } };
 }
 
 function record(stats: ModelStats, model: string, usage: Anthropic.Usage): void {

@@ -33,7 +33,8 @@ export class ProxyRefused extends Error {
 export class TlsFailure extends Error {
   override name = 'TlsFailure';
   readonly code: string;
-  constructor(readonly origin: string, cause: Error & { code?: string; reason?: unknown }) {
+  /** `caFile` is the NODE_EXTRA_CA_CERTS of the run, named in the advice. */
+  constructor(readonly origin: string, cause: Error & { code?: string; reason?: unknown }, readonly caFile?: string) {
     // OpenSSL's own errors carry a short reason ("wrong version number") beside a long technical message.
     const reason = typeof cause.reason === 'string' && cause.reason !== '' ? cause.reason : /SSL routines:[^:]*:([^:]+)/.exec(cause.message)?.[1];
     // Node 24 adds advice of its own after a semicolon ("…; if the root CA is installed locally, try …"); the hint
@@ -93,8 +94,7 @@ function proxyRefusal(refusal: ProxyRefused): NetworkFailureClass {
   return { kind: 'fatal', message: `${capitalise(refusal.message)}.${hint ? `\n${hint}` : ''}` };
 }
 
-function tlsHint({ code, origin }: TlsFailure): string {
-  const extra = process.env.NODE_EXTRA_CA_CERTS;
+function tlsHint({ code, origin, caFile: extra }: TlsFailure): string {
   const caFile = extra ? caFileNote(extra) : '';
   if (UNTRUSTED.has(code)) {
     return extra && caFile === ''

@@ -1,13 +1,14 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Config, OutputFormat } from '../config.js';
+import type { Config, OutputFormat, Variables } from '../config.js';
 import { validateRule } from '../guard/glob.js';
 import { UsageError } from '../outcome.js';
 import { resolveBudget, type RawBudgetOptions } from './budget-options.js';
 import { readCredentials } from './credentials.js';
 import { DEFAULTS, OUTPUT_FORMATS } from './defaults.js';
 import { loadDotenv } from './dotenv-trust.js';
-import { checkNetworkSettings } from './network-config.js';
+import { runEnvironment, terminalSettings } from './environment.js';
+import { networkSettings } from './network-config.js';
 import { resolvePromptOptions, type RawPromptOptions } from './prompt-options.js';
 import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
 import { resolveSessionOptions, type RawSessionOptions } from './session-options.js';
@@ -46,11 +47,13 @@ export interface RawOptions extends RawSessionOptions, RawBudgetOptions, RawProm
 
 /**
  * Flags + environment + dotenv file → a validated Config. Anything wrong is a UsageError (exit 2).
- * The dotenv file fills in only what the real environment lacks, so CI secrets always win.
+ * The dotenv file fills in only what the real environment lacks, so CI secrets always win; the state directory is
+ * chosen by the real environment alone.
  */
-export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.env): Config {
+export function resolveConfig(raw: RawOptions, real: Variables): Config {
   const cwd = resolveWorkingDirectory(raw.cwd);
-  const dotenv = loadDotenv(raw.envFile, cwd, env);
+  const dotenv = loadDotenv(raw.envFile, cwd, real);
+  const env = dotenv.env;
   const originOf = (name: string) => dotenv.origins.get(name) ?? 'the environment';
 
   const timeoutSec = positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
@@ -70,6 +73,7 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
   const planWarnings: string[] = [];
   const maxTokensFlag = raw.maxTokens === undefined ? undefined : positiveInt('--max-tokens', raw.maxTokens, DEFAULTS.maxTokens);
   const plans = resolveModelPlans(raw, env, model, maxTokensFlag, DEFAULTS.maxTokens, planWarnings);
+  const { network, warnings: networkWarnings } = networkSettings(baseURL, env, real);
   return {
     model,
     plans,
@@ -91,13 +95,16 @@ export function resolveConfig(raw: RawOptions, env: NodeJS.ProcessEnv = process.
     contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, DEFAULTS.contextWindow), '--context-window'),
     credentials: readCredentials(env, originOf),
     baseURL,
+    network,
+    env: runEnvironment(env, dotenv.ignored),
+    terminal: terminalSettings(env),
     retryBaseDelayMs: positiveInt('AGENT_RETRY_BASE_MS', env.AGENT_RETRY_BASE_MS, DEFAULTS.retryBaseDelayMs),
     streamIdleMs: positiveInt('AGENT_STREAM_IDLE_MS', env.AGENT_STREAM_IDLE_MS, DEFAULTS.streamIdleMs),
-    warnings: [...dotenv.warnings, ...checkNetworkSettings(baseURL, env, dotenv.origins), ...prompt.instructions.warnings, ...planWarnings],
+    warnings: [...dotenv.warnings, ...networkWarnings, ...prompt.instructions.warnings, ...planWarnings],
     passEnv: checkPassEnv(raw.passEnv),
-    sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env),
+    sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env.HOME),
     jsonSchema: nonEmpty(raw.jsonSchema, '--json-schema'),
-    session: resolveSessionOptions(raw, env),
+    session: resolveSessionOptions(raw, real),
     budget: resolveBudget(raw, [model, ...(plans.fallback ? [plans.fallback.model] : [])]),
   };
 }
@@ -122,7 +129,7 @@ function resolveWorkingDirectory(dir: string | undefined): string {
   return path;
 }
 
-function readBaseURL(env: NodeJS.ProcessEnv): string | undefined {
+function readBaseURL(env: Variables): string | undefined {
   const value = nonEmpty(env.ANTHROPIC_BASE_URL);
   if (value === undefined) return undefined;
   let url: URL;

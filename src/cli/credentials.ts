@@ -1,10 +1,10 @@
 // The API credential, checked before any request: a value an HTTP header cannot carry would otherwise fail
 // on every attempt deep inside the transport and be reported as an API failure.
-import type { Credentials } from '../config.js';
+import type { Credentials, Variables } from '../config.js';
 import { UsageError } from '../outcome.js';
 
 /** `originOf` says where a variable came from, for messages: the environment or a dotenv file. */
-export function readCredentials(env: NodeJS.ProcessEnv, originOf: (name: string) => string): Credentials {
+export function readCredentials(env: Variables, originOf: (name: string) => string): Credentials {
   const apiKey = env.ANTHROPIC_API_KEY?.trim();
   if (apiKey) return { apiKey: checked('ANTHROPIC_API_KEY', apiKey, originOf) };
   const authToken = env.ANTHROPIC_AUTH_TOKEN?.trim();

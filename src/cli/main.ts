@@ -6,8 +6,9 @@ import { stoppedOutcome, UsageError } from '../outcome.js';
 import { resultBeforeRun, type ResultObject } from '../result.js';
 import { openSession, type Session } from '../session/open.js';
 import { newSessionId } from '../session/session-id.js';
-import type { Config } from '../config.js';
+import type { Config, Variables } from '../config.js';
 import { resolveConfig, type RawOptions } from './config.js';
+import { processEnvironment } from './environment.js';
 import { resolvePrompt } from './input.js';
 import { installSignalHandlers, stopRun, unlessAborted } from './interrupt.js';
 import { parseArguments } from './program.js';
@@ -23,6 +24,7 @@ const VERSION = typeof AGENT_VERSION === 'string' ? AGENT_VERSION : '0.0.0-dev';
  * shim holds them); they are delivered again once the real handlers are in place.
  */
 export async function main(argv: string[], earlySignals: NodeJS.Signals[] = []): Promise<void> {
+  const env = processEnvironment();
   const cleanups: Array<() => void> = [];
   // Last registered, first run: the commands are killed before their directories are removed.
   const cleanup = () => cleanups.splice(0).reverse().forEach((kill) => kill());
@@ -35,17 +37,17 @@ export async function main(argv: string[], earlySignals: NodeJS.Signals[] = []):
   watchStderr(brokenPipe);
   for (const signal of earlySignals) process.kill(process.pid, signal);
   try {
-    await runCommand(argv, controller, cleanups, stdout);
+    await runCommand(argv, env, controller, cleanups, stdout);
   } catch (error) {
     // A bug, not a usage or API problem: say so plainly; the stack only on request.
-    const debug = process.env.AGENT_DEBUG || argv.includes('--verbose') || argv.includes('-v');
+    const debug = env.AGENT_DEBUG || argv.includes('--verbose') || argv.includes('-v');
     writeStderr(`agent: internal error: ${(error as Error)?.message ?? String(error)}\n`);
     if (debug && error instanceof Error && error.stack) writeStderr(`${error.stack}\n`);
     exit(1);
   }
 }
 
-async function runCommand(argv: string[], controller: AbortController, cleanups: Array<() => void>, stdout: Stdout): Promise<void> {
+async function runCommand(argv: string[], env: Variables, controller: AbortController, cleanups: Array<() => void>, stdout: Stdout): Promise<void> {
   const startedAt = performance.now();
   const failUsage = (error: unknown, format: string | undefined, tell = true, sessionId?: string) =>
     usageFailure(error, { format, startedAt, stdout, tell, sessionId });
@@ -62,7 +64,7 @@ async function runCommand(argv: string[], controller: AbortController, cleanups:
   let session: Session;
   const messages: Anthropic.MessageParam[] = [];
   try {
-    config = resolveConfig(raw);
+    config = resolveConfig(raw, env);
     const { session: options, cwd, model, transcriptPath } = config;
     session = openSession({ options, cwd, model, transcriptPath, agentVersion: VERSION, conversation: messages });
   } catch (error) {

@@ -17,12 +17,11 @@ export function checkPassEnv(globs: string[] = []): string[] {
 }
 
 /** `--sandbox-expose` paths, absolute (a leading ~ is the home directory); each must exist, and only with --sandbox. */
-export function resolveSandboxExpose(paths: string[] = [], sandbox: boolean, env: NodeJS.ProcessEnv): string[] {
+export function resolveSandboxExpose(paths: string[] = [], sandbox: boolean, home: string | undefined): string[] {
   if (paths.length > 0 && !sandbox) {
     throw new UsageError('--sandbox-expose only applies with --sandbox (without it, commands can read every file anyway).');
   }
   return paths.map((path) => {
-    const home = env.HOME;
     const expanded = home && (path === '~' || path.startsWith('~/')) ? home + path.slice(1) : path;
     const absolute = isAbsolute(expanded) ? expanded : resolve(expanded);
     if (!existsSync(absolute)) throw new UsageError(`--sandbox-expose: ${absolute} does not exist.`);

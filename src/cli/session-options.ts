@@ -1,5 +1,5 @@
 import { UsageError } from '../outcome.js';
-import type { SessionOptions } from '../config.js';
+import type { SessionOptions, Variables } from '../config.js';
 import { sessionsDir } from '../session/store.js';
 
 export interface RawSessionOptions {
@@ -10,7 +10,7 @@ export interface RawSessionOptions {
 }
 
 /** --resume, --continue, --fork-session and --no-session-persistence, checked against each other. */
-export function resolveSessionOptions(raw: RawSessionOptions, env: NodeJS.ProcessEnv): SessionOptions {
+export function resolveSessionOptions(raw: RawSessionOptions, env: Variables): SessionOptions {
   const resume = raw.resume?.trim();
   if (resume === '') throw new UsageError('--resume needs a session id or a session file.');
   if (resume !== undefined && raw.continue) {

@@ -18,6 +18,8 @@ import type { GroupRunResult, StreamName } from './spawn-group.js';
 export interface ShellOptions {
   /** The run's working directory (absolute). */
   runCwd: string;
+  /** The environment the commands start from, before secrets are withheld (the run's, never read here). */
+  env: Readonly<Record<string, string | undefined>>;
   defaultTimeoutSec: number;
   maxTimeoutSec: number;
   /** Characters of output that reach the model (30,000 by default). */
@@ -123,7 +125,7 @@ export class Shell {
    * judging the command.
    */
   commandEnvironment(cwd: string = this.currentCwd): Readonly<Record<string, string>> {
-    if (this.environment?.cwd !== cwd) this.environment = { cwd, env: nonInteractiveEnv(process.env, cwd, this.options.passEnv) };
+    if (this.environment?.cwd !== cwd) this.environment = { cwd, env: nonInteractiveEnv(this.options.env, cwd, this.options.passEnv) };
     return this.environment.env;
   }
 
@@ -249,7 +251,7 @@ export class Shell {
       // Beside the spill files, so a caller that removes that directory on a hard exit removes this one too.
       this.files = shellFiles(realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))));
     }
-    writePrologue(this.files, { mark: markingCommand(this.mark), userBashEnv: process.env.BASH_ENV });
+    writePrologue(this.files, { mark: markingCommand(this.mark), userBashEnv: this.options.env.BASH_ENV });
     return this.files;
   }
 

@@ -133,8 +133,9 @@ function exposure(path: string): { from: string; at: string } {
   return { from: realpathOr(path), at: join(realpathOr(dirname(path)), basename(path)) };
 }
 
-export async function probeSandbox(options: { path?: string } = {}): Promise<SandboxProbe> {
-  const bwrapPath = await findExecutable('bwrap', options.path ?? process.env.PATH ?? '');
+/** `path` is the PATH to find bwrap on. */
+export async function probeSandbox(path: string): Promise<SandboxProbe> {
+  const bwrapPath = await findExecutable('bwrap', path);
   if (bwrapPath === undefined) {
     return { ok: false, message: `--sandbox needs bubblewrap (bwrap), which is not on PATH.\n${INSTALL_HINT}` };
   }

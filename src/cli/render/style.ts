@@ -1,3 +1,5 @@
+import type { TerminalSettings } from '../../config.js';
+
 /** ANSI styling for stderr; see colourWanted for when it is on. */
 export interface Style {
   dim(text: string): string;
@@ -17,9 +19,9 @@ export function createStyle(enabled: boolean): Style {
  * terminal, except FORCE_COLOR=0 or false, which turns it off; otherwise NO_COLOR (not empty, no-color.org) turns it
  * off; otherwise colour on a terminal that is not dumb.
  */
-export function colourWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
-  const force = env.FORCE_COLOR;
+export function colourWanted(stream: { isTTY?: boolean }, terminal: TerminalSettings): boolean {
+  const force = terminal.forceColor;
   if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  return Boolean(stream.isTTY) && env.TERM !== 'dumb';
+  if (terminal.noColor !== undefined && terminal.noColor !== '') return false;
+  return Boolean(stream.isTTY) && terminal.term !== 'dumb';
 }
