@@ -1,4 +1,4 @@
-/** How a run ended: the loop returns one; the command line prints it and exits with exitCodeFor(outcome). */
+/** How a run ended: the loop returns one; the command line prints it and decides the exit status (cli/exit-code.ts). */
 export type OutcomeKind =
   | 'success'
   | 'max_turns'
@@ -24,38 +24,6 @@ export interface Outcome {
 
 /** What stops a run from outside: a signal, or stdout's reader going away (EPIPE), which stops it like a signal. */
 export type StopCause = 'SIGINT' | 'SIGTERM' | 'EPIPE';
-
-/** The exit code of a run stopped from outside: 128 + the signal's number (EPIPE as SIGPIPE would end it). */
-export const STOP_EXIT_CODES: Record<StopCause, number> = { SIGINT: 130, SIGTERM: 143, EPIPE: 141 };
-
-export const SUBTYPES: Record<OutcomeKind, string> = {
-  success: 'success',
-  max_turns: 'error_max_turns',
-  max_tokens: 'error_max_tokens',
-  refusal: 'error_refusal',
-  context: 'error_context',
-  api_error: 'error_api',
-  usage: 'error_usage',
-  interrupted: 'error_interrupted',
-  structured_output: 'error_structured_output',
-  max_budget_usd: 'error_max_budget_usd',
-  max_duration: 'error_max_duration',
-};
-
-export function exitCodeFor(outcome: Outcome): number {
-  switch (outcome.kind) {
-    case 'success':
-      return 0;
-    case 'usage':
-      return 2;
-    case 'api_error':
-      return 3;
-    case 'interrupted':
-      return STOP_EXIT_CODES[outcome.signal ?? 'SIGINT'];
-    default:
-      return 1;
-  }
-}
 
 /** A bad flag, value, prompt or environment: exit 2 before any request is sent. */
 export class UsageError extends Error {

@@ -9,7 +9,7 @@ import { ContextBudget, createContextFitter } from './api/context.js';
 import { createModelCall, type ModelStats } from './api/model.js';
 import { agentLoop, type LoopEnd } from './loop.js';
 import { UsageError, type Outcome } from './outcome.js';
-import { buildResult, type ResultObject } from './result.js';
+import type { RunReport } from './result.js';
 import { prepareSecrets } from './secrets.js';
 import { Shell } from './shell/exec.js';
 import { RUN_DIR_PREFIX, sweepDeadRuns } from './shell/mark-registry.js';
@@ -34,15 +34,15 @@ export interface RunInput {
   startedAt: number;
   /** With --json-schema: the answer's format, already checked. */
   structured?: StructuredAnswer;
-  /** The run's session: its id, and where the system prompt and tools of the run are recorded. */
-  session: { id: string; describe(shape: { system: string; tools: Anthropic.Tool[] }): void };
+  /** The run's session: where the system prompt and tools of the run are recorded. */
+  session: { describe(shape: { system: string; tools: Anthropic.Tool[] }): void };
 }
 
 /**
  * Sets up one run (sandbox probe, shell, guard, tools, model) and drives the loop. Everything that can go wrong
  * after the configuration was accepted comes back as an Outcome; only a sandbox that cannot start is a UsageError.
  */
-export async function runAgent(input: RunInput): Promise<ResultObject> {
+export async function runAgent(input: RunInput): Promise<RunReport> {
   const { config, messages, emit, structured } = input;
   // The run's own stop switch: the caller's signal (interrupts, --max-duration), and --max-budget-usd.
   const stop = followingController(input.signal);
@@ -89,7 +89,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     await shell.dispose();
     rmSync(runDir, { recursive: true, force: true });
   }
-  return buildResult({
+  return {
     outcome: explain(end, config),
     model: stats.model,
     numTurns: end.turns,
@@ -99,8 +99,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
     durationMs: performance.now() - input.startedAt,
     apiMs: stats.apiMs,
     structured: structured?.accepted(),
-    sessionId: input.session.id,
-  });
+  };
 }
 
 /** The run's shell: under the sandbox when asked, with secrets withheld and masked, its marks registered. */

@@ -41,6 +41,15 @@ describe('the output schema', () => {
       const [result] = checker.checkOutput(run.stdout, 'json') as Line[];
       expect(result!.schema_version).toBe(1);
     }
+    // A run that never started has no session to resume, so no session id.
+    expect(JSON.parse(usage.stdout)).not.toHaveProperty('session_id');
+    expect(JSON.parse(failed.stdout)).toHaveProperty('session_id');
+    // Also when the flags were fine and the run failed at its prompt, after its session was set up.
+    const noPrompt = await runAgent(['--output-format', 'stream-json', '--prompt-file', '/nonexistent/prompt.md'], s.url, { cwd: tempDir() });
+    expect(noPrompt.code).toBe(2);
+    const result = JSON.parse(noPrompt.stdout.trim().split('\n').at(-1)!);
+    expect(result).toMatchObject({ type: 'result', subtype: 'error_usage' });
+    expect(result).not.toHaveProperty('session_id');
   });
 
   it('a removed field fails, and so does a renamed one', async () => {
@@ -78,7 +87,7 @@ describe('the output schema', () => {
     expect(createOutputChecker(schemas).checkLine(result, 'json')).not.toEqual([]);
   });
 
-  it('session_id is an optional string of the result and init lines', async () => {
+  it('session_id is a string of the init line and of every result but a usage error\'s', async () => {
     const lines = await everyLineType();
     const init = lines[0]!;
     const result = lines.at(-1)!;
@@ -86,6 +95,12 @@ describe('the output schema', () => {
     expect(checker.checkLine({ ...init, session_id: id }, 'stream-json')).toEqual([]);
     expect(checker.checkLine({ ...result, session_id: id }, 'stream-json')).toEqual([]);
     expect(checker.checkLine({ ...result, session_id: 7 }, 'stream-json')).not.toEqual([]);
+    const { session_id: _, ...withoutId } = result;
+    expect(checker.checkLine(withoutId, 'stream-json')).not.toEqual([]);
+    const usage = { ...withoutId, subtype: 'error_usage', is_error: true, exit_code: 2, error: 'bad flag', structured_output: undefined };
+    delete usage.structured_output;
+    expect(checker.checkLine(usage, 'stream-json')).toEqual([]);
+    expect(checker.checkLine({ ...usage, session_id: id }, 'stream-json')).not.toEqual([]);
   });
 });
 

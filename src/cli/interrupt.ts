@@ -1,4 +1,5 @@
-import { Interrupted, STOP_EXIT_CODES, type StopCause } from '../outcome.js';
+import { Interrupted, type StopCause } from '../outcome.js';
+import { exitWith } from './exit.js';
 
 /** An interrupted run must be gone within 2 s; this is how long the orderly path may take before the process just exits. */
 const INTERRUPT_DEADLINE_MS = 1_800;
@@ -15,7 +16,7 @@ export function installSignalHandlers(controller: AbortController, cleanup: () =
       received++;
       if (received > 1) {
         cleanup();
-        process.exit(STOP_EXIT_CODES[name]);
+        exitWith({ kind: 'interrupted', signal: name }, { now: true });
       }
       stopRun(controller, name, cleanup);
     });
@@ -31,7 +32,7 @@ export function stopRun(controller: AbortController, cause: StopCause, cleanup: 
   controller.abort(new Interrupted(cause));
   setTimeout(() => {
     cleanup();
-    process.exit(STOP_EXIT_CODES[cause]);
+    exitWith({ kind: 'interrupted', signal: cause }, { now: true });
   }, INTERRUPT_DEADLINE_MS).unref();
 }
 

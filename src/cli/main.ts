@@ -2,17 +2,19 @@ import { CommanderError } from 'commander';
 import type Anthropic from '@anthropic-ai/sdk';
 import { armDeadline } from '../budget.js';
 import type { EventSink } from '../events.js';
-import { stoppedOutcome, UsageError } from '../outcome.js';
-import { resultBeforeRun, type ResultObject } from '../result.js';
+import { stoppedOutcome, UsageError, type Outcome } from '../outcome.js';
+import type { RunReport } from '../result.js';
 import { openSession, type Session } from '../session/open.js';
-import { newSessionId } from '../session/session-id.js';
 import type { Config, Variables } from '../config.js';
 import { resolveConfig, type RawOptions } from './config.js';
 import { processEnvironment } from './environment.js';
+import type { Ending } from './exit-code.js';
+import { exitWith, tellFailure } from './exit.js';
 import { resolvePrompt } from './input.js';
 import { installSignalHandlers, stopRun, unlessAborted } from './interrupt.js';
 import { parseArguments } from './program.js';
 import { resultLine } from './render/json.js';
+import { reportBeforeRun, resultObject } from './result-object.js';
 import { watchStderr, watchStdout, writeStderr, type Stdout } from './streams.js';
 
 declare const AGENT_VERSION: string;
@@ -36,25 +38,26 @@ export async function main(argv: string[], earlySignals: NodeJS.Signals[] = []):
   const stdout = watchStdout(process.stdout, (failure) => failure.kind === 'broken_pipe' && brokenPipe());
   watchStderr(brokenPipe);
   for (const signal of earlySignals) process.kill(process.pid, signal);
+  let ending: Ending;
   try {
-    await runCommand(argv, env, controller, cleanups, stdout);
+    ending = await runCommand(argv, env, controller, cleanups, stdout);
   } catch (error) {
     // A bug, not a usage or API problem: say so plainly; the stack only on request.
     const debug = env.AGENT_DEBUG || argv.includes('--verbose') || argv.includes('-v');
-    writeStderr(`agent: internal error: ${(error as Error)?.message ?? String(error)}\n`);
+    tellFailure(`internal error: ${(error as Error)?.message ?? String(error)}`);
     if (debug && error instanceof Error && error.stack) writeStderr(`${error.stack}\n`);
-    exit(1);
+    ending = { kind: 'internal_error' };
   }
+  exitWith(ending);
 }
 
-async function runCommand(argv: string[], env: Variables, controller: AbortController, cleanups: Array<() => void>, stdout: Stdout): Promise<void> {
+async function runCommand(argv: string[], env: Variables, controller: AbortController, cleanups: Array<() => void>, stdout: Stdout): Promise<Ending> {
   const startedAt = performance.now();
-  const failUsage = (error: unknown, format: string | undefined, tell = true, sessionId?: string) =>
-    usageFailure(error, { format, startedAt, stdout, tell, sessionId });
+  const failUsage = (error: unknown, format: string | undefined, tell = true) => usageFailure(error, { format, startedAt, stdout, tell });
 
   const parsed = parseArguments(argv, VERSION);
   if (parsed instanceof CommanderError) {
-    if (parsed.exitCode === 0) return exit(0);
+    if (parsed.exitCode === 0) return { kind: 'help_shown' };
     // commander has already said what is wrong on stderr; the machine formats still get their result object.
     return failUsage(new UsageError(parsed.message.replace(/^error: /, '')), formatIn(argv), false);
   }
@@ -78,18 +81,19 @@ async function runCommand(argv: string[], env: Variables, controller: AbortContr
   for (const message of [...config.warnings, ...session.notes]) output.emit({ type: 'warning', message });
   output.emit({ type: 'notice', message: config.instructions.summary });
 
-  let result: ResultObject;
+  let report: RunReport;
   try {
-    result = await run({ config, raw, words, messages, session, emit: output.emit, controller, cleanups, startedAt });
+    report = await run({ config, raw, words, messages, session, emit: output.emit, controller, cleanups, startedAt });
   } catch (error) {
     session.log.close();
     session.release();
-    return failUsage(error, config.outputFormat, true, session.id);
+    return failUsage(error, config.outputFormat);
   }
   disarmDeadline();
+  const result = resultObject(report, session.id);
   session.log.finish(result);
   session.release();
-  exit(await output.finish(result));
+  return output.finish(report, result);
 }
 
 interface RunSetup {
@@ -105,7 +109,7 @@ interface RunSetup {
 }
 
 /** Reads the prompt and runs the agent; a UsageError thrown here is reported by the caller. */
-async function run({ config, raw, words, messages, session, emit, controller, cleanups, startedAt }: RunSetup): Promise<ResultObject> {
+async function run({ config, raw, words, messages, session, emit, controller, cleanups, startedAt }: RunSetup): Promise<RunReport> {
   // Checked before the prompt is read, so a bad schema fails at once; the validator loads only with the flag.
   const structured = config.jsonSchema === undefined ? undefined : (await import('../structured/index.js')).prepareStructuredAnswer(config.jsonSchema, emit);
   // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
@@ -119,7 +123,7 @@ async function run({ config, raw, words, messages, session, emit, controller, cl
     }),
     controller.signal,
   );
-  if (prompt === undefined || controller.signal.aborted) return resultBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt, session.id);
+  if (prompt === undefined || controller.signal.aborted) return reportBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt);
   const { runAgent } = await import('../run.js');
   return runAgent({
     config,
@@ -130,7 +134,7 @@ async function run({ config, raw, words, messages, session, emit, controller, cl
     registerCleanup: (kill) => cleanups.push(kill),
     startedAt,
     structured,
-    session: { id: session.id, describe: (shape) => session.log.describe(shape) },
+    session: { describe: (shape) => session.log.describe(shape) },
   });
 }
 
@@ -151,20 +155,15 @@ interface UsageFailure {
   stdout: Stdout;
   /** False when commander has already said what is wrong. */
   tell: boolean;
-  sessionId: string | undefined;
 }
 
-async function usageFailure(error: unknown, { format, startedAt, stdout, tell, sessionId }: UsageFailure): Promise<void> {
+/** A run that never started: its result object has no session id, since there is no session to resume. */
+async function usageFailure(error: unknown, { format, startedAt, stdout, tell }: UsageFailure): Promise<Ending> {
   if (!(error instanceof UsageError)) throw error;
-  if (tell) writeStderr(`agent: ${error.message}\n`);
+  if (tell) tellFailure(error.message);
+  const outcome: Outcome = { kind: 'usage', stopReason: null, finalText: '', message: error.message };
   if (format === 'json' || format === 'stream-json') {
-    const outcome = { kind: 'usage' as const, stopReason: null, finalText: '', message: error.message };
-    await stdout.flush(resultLine(resultBeforeRun(outcome, '', startedAt, sessionId ?? newSessionId())));
+    await stdout.flush(resultLine(resultObject(reportBeforeRun(outcome, '', startedAt), undefined)));
   }
-  exit(2);
-}
-
-function exit(code: number): void {
-  // Wait for stderr as well; both may be slow pipes.
-  process.stderr.write('', () => process.exit(code));
+  return outcome;
 }

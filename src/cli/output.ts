@@ -1,8 +1,9 @@
 import { fanOut, type EventSink } from '../events.js';
-import { STOP_EXIT_CODES } from '../outcome.js';
-import type { ResultObject } from '../result.js';
+import type { ResultObject, RunReport } from '../result.js';
 import type { Session } from '../session/open.js';
 import type { Config } from '../config.js';
+import type { Ending } from './exit-code.js';
+import { tellFailure } from './exit.js';
 import { createHumanRenderer, type HumanRenderer } from './render/human.js';
 import { createStreamJsonRenderer, resultLine, textAnswer } from './render/json.js';
 import { colourWanted, createStyle } from './render/style.js';
@@ -10,8 +11,8 @@ import { stdoutIsStderr, writeStderr, type Stdout } from './streams.js';
 
 export interface Output {
   emit: EventSink;
-  /** Shows how the run ended and writes its result to stdout; resolves with the exit code. */
-  finish(result: ResultObject): Promise<number>;
+  /** Shows how the run ended and writes its result to stdout; resolves with how the command ends. */
+  finish(report: RunReport, result: ResultObject): Promise<Ending>;
 }
 
 const FALLBACK_COLUMNS = 80;
@@ -59,27 +60,30 @@ export async function openOutput(
   sinks.push(session.log.onEvent);
   return {
     emit: fanOut(...sinks),
-    finish: (result) => finish(result, { config, stdout, human, answerOnScreen: sameDestination && terminal }),
+    finish: (report, result) => finish(report, result, { config, stdout, human, answerOnScreen: sameDestination && terminal }),
   };
 }
 
+const BROKEN_PIPE: Ending = { kind: 'interrupted', signal: 'EPIPE' };
+
 async function finish(
+  { outcome }: RunReport,
   result: ResultObject,
   { config, stdout, human, answerOnScreen }: { config: Config; stdout: Stdout; human: HumanRenderer; answerOnScreen: boolean },
-): Promise<number> {
+): Promise<Ending> {
   human.end();
   // Stopped because stdout's reader went away: silently, as a program killed by SIGPIPE would be.
-  if (stdout.failure()?.kind === 'broken_pipe' || result.exit_code === STOP_EXIT_CODES.EPIPE) return STOP_EXIT_CODES.EPIPE;
-  if (result.error) writeStderr(`agent: ${result.error}\n`);
+  if (stdout.failure()?.kind === 'broken_pipe' || outcome.signal === 'EPIPE') return BROKEN_PIPE;
+  if (outcome.message) tellFailure(outcome.message);
   const text = config.outputFormat === 'text' ? (result.is_error ? '' : `${textAnswer(result)}\n`) : resultLine(result);
   if (text !== '' && answerOnScreen && config.outputFormat !== 'stream-json') human.beforeAnswer();
   await stdout.flush(text);
   const failure = stdout.failure();
-  if (failure?.kind === 'broken_pipe') return STOP_EXIT_CODES.EPIPE;
+  if (failure?.kind === 'broken_pipe') return BROKEN_PIPE;
   if (failure) {
-    writeStderr(`agent: cannot write the result to stdout: ${failure.message}\n`);
-    return 1;
+    tellFailure(`cannot write the result to stdout: ${failure.message}`);
+    return { kind: 'result_unwritable' };
   }
   human.summary(result);
-  return result.exit_code;
+  return outcome;
 }
