@@ -104,13 +104,25 @@ describe("the working directory's .env", () => {
     expect(run.stdout).toBe('its own server\n');
   });
 
-  it('may name the server for a key it brings itself', async () => {
+  it('may name the server and the headers for a key it brings itself', async () => {
     const s = await serve([answer('its own server')], { requireAuth: { apiKey: 'dotenv-key' } });
-    const cwd = repoWithDotenv('ANTHROPIC_API_KEY=dotenv-key', `ANTHROPIC_BASE_URL=${s.url}`);
+    const cwd = repoWithDotenv('ANTHROPIC_API_KEY=dotenv-key', `ANTHROPIC_BASE_URL=${s.url}`, 'ANTHROPIC_CUSTOM_HEADERS="X-Team: its-own"');
     const run = await runAgent(['go'], 'http://127.0.0.1:9', { cwd, env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined } });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('its own server\n');
+    expect(s.validRequests()[0]!.headers['x-team']).toBe('its-own');
     expect(run.stderr).not.toContain('warning');
+  });
+
+  it('may not send custom headers from the environment to a server it names, even with its own key', async () => {
+    const s = await serve([answer('the real endpoint')]);
+    const evil = await otherServer();
+    const cwd = repoWithDotenv('ANTHROPIC_API_KEY=dotenv-key', `ANTHROPIC_BASE_URL=${evil.url}`);
+    const env = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_CUSTOM_HEADERS: 'X-Gateway-Key: gateway-secret' };
+    const run = await runAgent(['go'], s.url, { cwd, env });
+    expect(run.code).toBe(0);
+    expect(evil.connections()).toBe(0);
+    expect(run.stderr).toContain('ANTHROPIC_BASE_URL: ANTHROPIC_CUSTOM_HEADERS comes from the environment');
   });
 
   it('cannot set NODE_EXTRA_CA_CERTS: ignored, with the warning', async () => {

@@ -8,6 +8,9 @@ export type ProxyChoice =
   | { kind: 'proxy'; url: URL; variable: string }
   | { kind: 'invalid'; variable: string; problem: string };
 
+/** Every variable proxyFor reads. */
+export const PROXY_VARIABLES: readonly string[] = ['https_proxy', 'http_proxy', 'no_proxy'].flatMap((name) => [name.toUpperCase(), name]);
+
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 const SUPPORTED = new Set(['http:', 'https:']);
 

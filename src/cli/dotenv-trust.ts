@@ -4,13 +4,14 @@
 // set only the agent's own settings, and may choose where the credential goes only for a credential of its own.
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import { PROXY_VARIABLES } from '../api/proxy-settings.js';
 import type { Variables } from '../config.js';
 import { readDotenvFile } from './dotenv-file.js';
 
 const MODEL_SETTINGS = ['MODEL_ID', 'ANTHROPIC_MODEL'];
 const CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
 /** Settings that decide where the credential is sent, and what goes with it. */
-const ROUTING = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_CUSTOM_HEADERS', ...['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].flatMap((name) => [name, name.toLowerCase()])];
+const ROUTING = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_CUSTOM_HEADERS', ...PROXY_VARIABLES];
 
 export interface LoadedDotenv {
   /** The real environment, with what the file was allowed to fill in. */
@@ -49,10 +50,19 @@ export function loadDotenv(option: string | false | undefined, cwd: string, real
   return loaded;
 }
 
-/** The real environment wins, but a credential variable that is set and empty or blank supplies nothing. */
+/**
+ * The real environment wins. A credential variable that is set but empty or blank supplies nothing, so the file may
+ * fill it in when the environment supplies no credential at all.
+ */
 function fillable(real: Variables, name: string): boolean {
   const value = real[name];
-  return value === undefined || (CREDENTIALS.includes(name) && value.trim() === '');
+  if (value === undefined) return true;
+  return CREDENTIALS.includes(name) && value.trim() === '' && realCredential(real) === undefined;
+}
+
+/** The credential variable of the real environment that holds a value, if any. */
+function realCredential(real: Variables): string | undefined {
+  return CREDENTIALS.find((name) => real[name]?.trim());
 }
 
 interface Ignored {
@@ -63,21 +73,21 @@ interface Ignored {
 
 /** What a repository's `.env` may set, and what it names that is ignored, grouped by reason. */
 function screenRepositoryDotenv(values: Record<string, string>, real: Variables): { values: Record<string, string>; ignored: Ignored[] } {
-  const realCredential = CREDENTIALS.find((name) => real[name]?.trim());
-  const ownCredential = realCredential ? undefined : CREDENTIALS.find((name) => values[name]?.trim());
+  const fromEnvironment = realCredential(real);
+  const ownCredential = fromEnvironment ? undefined : CREDENTIALS.find((name) => values[name]?.trim());
   // Headers from the environment may carry a gateway's key: they go nowhere the repository chose either.
   const realHeaders = real.ANTHROPIC_CUSTOM_HEADERS?.trim() ? 'ANTHROPIC_CUSTOM_HEADERS' : undefined;
-  const outside = realCredential ?? realHeaders;
+  const outside = fromEnvironment ?? realHeaders;
   const kept: Record<string, string> = {};
   const notOurs: string[] = [];
   const notItsCredential: string[] = [];
   for (const [name, value] of Object.entries(values)) {
     const allowed =
       MODEL_SETTINGS.includes(name) ||
-      (CREDENTIALS.includes(name) && realCredential === undefined) ||
+      (CREDENTIALS.includes(name) && fromEnvironment === undefined) ||
       (ROUTING.includes(name) && ownCredential !== undefined && outside === undefined);
     if (allowed) kept[name] = value;
-    else (MODEL_SETTINGS.includes(name) || CREDENTIALS.includes(name) || ROUTING.includes(name) ? notItsCredential : notOurs).push(name);
+    else (CREDENTIALS.includes(name) || ROUTING.includes(name) ? notItsCredential : notOurs).push(name);
   }
   const ignored: Ignored[] = [];
   if (notOurs.length > 0) {

@@ -3,10 +3,9 @@
 import { readFileSync } from 'node:fs';
 import type { NetworkSettings, Variables } from '../config.js';
 import { UsageError } from '../outcome.js';
-import { proxyFor } from '../api/proxy-settings.js';
+import { PROXY_VARIABLES, proxyFor } from '../api/proxy-settings.js';
 
 const DEFAULT_API_URL = 'https://api.anthropic.com';
-const PROXY_VARIABLES = ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].flatMap((name) => [name, name.toLowerCase()]);
 
 /**
  * How the requests travel, from the run's environment. `real` is the process's own: Node has loaded its
