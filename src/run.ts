@@ -13,7 +13,6 @@ import { buildResult, type ResultObject } from './result.js';
 import { prepareSecrets } from './secrets.js';
 import { Shell } from './shell/exec.js';
 import { RUN_DIR_PREFIX, sweepDeadRuns } from './shell/mark-registry.js';
-import { sessionsDir } from './session/store.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { createBashTool, type GuardCheck } from './tools/bash.js';
 import { createToolbox } from './tools/index.js';
@@ -37,6 +36,8 @@ export interface RunInput {
   structured?: StructuredAnswer;
   /** The run's session: its id, and where the system prompt and tools of the run are recorded. */
   session: { id: string; describe(shape: { system: string; tools: Anthropic.Tool[] }): void };
+  /** Where the run records itself while it lives (the state directory's `running`), or undefined for nowhere. */
+  runRecords: string | undefined;
 }
 
 /**
@@ -51,7 +52,7 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), RUN_DIR_PREFIX)));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
-  const shell = await openShell(config, runDir, emit);
+  const shell = await openShell(config, runDir, input.runRecords, emit);
   input.registerCleanup(() => shell.killAll());
 
   let commands = 0;
@@ -105,15 +106,14 @@ export async function runAgent(input: RunInput): Promise<ResultObject> {
 }
 
 /** The run's shell: under the sandbox when asked, with secrets withheld and masked, its marks registered. */
-async function openShell(config: Config, runDir: string, emit: EventSink): Promise<Shell> {
+async function openShell(config: Config, runDir: string, runRecords: string | undefined, emit: EventSink): Promise<Shell> {
   const wrap = config.sandbox ? await sandboxWrapper(config, runDir, emit) : undefined;
   const secrets = prepareSecrets(config);
   emit({ type: 'notice', message: secrets.notice });
   // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
-  const markRegistry = join(dirname(sessionsDir(process.env)), 'running');
-  sweepDeadRuns(markRegistry);
+  if (runRecords) sweepDeadRuns(runRecords, dirname(runDir));
   return new Shell({
-    markRegistry,
+    ...(runRecords ? { markRegistry: runRecords } : {}),
     runCwd: config.cwd,
     defaultTimeoutSec: config.timeoutSec,
     maxTimeoutSec: config.maxTimeoutSec,

@@ -129,6 +129,7 @@ async function run({ config, raw, words, messages, session, emit, controller, cl
     startedAt,
     structured,
     session: { id: session.id, describe: (shape) => session.log.describe(shape) },
+    runRecords: session.runRecords,
   });
 }
 
