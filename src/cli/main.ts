@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import type Anthropic from '@anthropic-ai/sdk';
 import { armDeadline } from '../budget.js';
@@ -113,6 +114,7 @@ async function run({ config, raw, words, messages, session, emit, controller, cl
       promptFile: raw.promptFile,
       readStdin: raw.stdin !== false,
       stdin: process.stdin,
+      stdinIsDevice: isCharacterDevice(0),
       warn: (message) => emit({ type: 'warning', message }),
     }),
     controller.signal,
@@ -131,6 +133,14 @@ async function run({ config, raw, words, messages, session, emit, controller, cl
     session: { id: session.id, describe: (shape) => session.log.describe(shape) },
     runRecords: session.runRecords,
   });
+}
+
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
 }
 
 /** The --output-format the words ask for, read without commander (for when commander itself failed). */
