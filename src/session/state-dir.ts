@@ -44,7 +44,8 @@ function roomProblem(dir: string, sessionsDir: string, withParents: boolean): st
     return cannotSave(sessionsDir, error);
   }
   const distrust = distrustOf(dir);
-  if (distrust) return `the state directory ${dir} is not used: ${distrust}; the run goes on without saving the session.`;
+  if (distrust)
+    return `the state directory ${dir} is not used: ${distrust}; the run goes on without saving the session.`;
   try {
     accessSync(dir, constants.W_OK);
   } catch (error) {

@@ -45,7 +45,8 @@ export function readRunRecord(file: string, runsParent: string): RunRecord | und
   }
   if (record === null || typeof record !== 'object') return undefined;
   const { pid, started, mark, runDir } = record;
-  if (!isOtherPid(pid) || String(pid) !== named[1] || typeof started !== 'string' || started !== named[2]) return undefined;
+  if (!isOtherPid(pid) || String(pid) !== named[1] || typeof started !== 'string' || started !== named[2])
+    return undefined;
   if (!isAgentMark(mark)) return undefined;
   if (runDir !== undefined && !isRunDir(runDir, runsParent)) return undefined;
   return { pid, started, mark, runDir };
@@ -59,7 +60,10 @@ function isOtherPid(pid: unknown): pid is number {
 /** A directory as mkdtemp(join(tmpdir(), RUN_DIR_PREFIX)) makes it, in `runsParent`; never `/`, never elsewhere. */
 function isRunDir(runDir: unknown, runsParent: string): runDir is string {
   return (
-    typeof runDir === 'string' && isAbsolute(runDir) && normalize(runDir) === runDir && dirname(runDir) === runsParent &&
+    typeof runDir === 'string' &&
+    isAbsolute(runDir) &&
+    normalize(runDir) === runDir &&
+    dirname(runDir) === runsParent &&
     RUN_DIR_NAME.test(basename(runDir))
   );
 }

@@ -42,7 +42,10 @@ function deadPid(): number {
 /** A stranger's long-lived process, started with `env` and, when given, a soft RLIMIT_LOCKS of `locks`. */
 async function startVictim(env: Record<string, string>, locks?: number): Promise<ChildProcess> {
   const script = locks === undefined ? 'exec sleep 300' : `ulimit -S -x ${locks} && exec sleep 300`;
-  const victim = spawn('bash', ['--norc', '-c', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: 'ignore' });
+  const victim = spawn('bash', ['--norc', '-c', script], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: 'ignore',
+  });
   victims.push(victim);
   const ready = () => {
     try {
@@ -83,7 +86,11 @@ describe('a forged record of a dead run', () => {
   it('with a mark of another shape (any variable, any value): no process of the user is killed', async () => {
     const where = newPlace(scratch);
     const victim = await startVictim({ DEPLOY_ENV: UNIQUE });
-    plantRecord(where, { pid: deadPid(), started: '1', mark: { envName: 'DEPLOY_ENV', envValue: UNIQUE, locksLimit: ODD_LIMIT } });
+    plantRecord(where, {
+      pid: deadPid(),
+      started: '1',
+      mark: { envName: 'DEPLOY_ENV', envValue: UNIQUE, locksLimit: ODD_LIMIT },
+    });
     await runOnce(where);
     expect(isRunning(victim.pid!)).toBe(true);
   });
@@ -104,7 +111,7 @@ describe('a forged record of a dead run', () => {
     expect(isRunning(victim.pid!)).toBe(true);
   });
 
-  it('naming a directory outside the runs\' temporary parent: it is not removed', async () => {
+  it("naming a directory outside the runs' temporary parent: it is not removed", async () => {
     const where = newPlace(scratch);
     const target = join(scratch('agent-project-'), 'agent-run-build');
     mkdirSync(target);
@@ -117,7 +124,12 @@ describe('a forged record of a dead run', () => {
   it('naming `/` and a stranger-matching mark: nothing removed, nothing killed', async () => {
     const where = newPlace(scratch);
     const victim = await startVictim({ HOME: UNIQUE });
-    plantRecord(where, { pid: deadPid(), started: '1', mark: { envName: 'HOME', envValue: UNIQUE, locksLimit: ODD_LIMIT }, runDir: '/' });
+    plantRecord(where, {
+      pid: deadPid(),
+      started: '1',
+      mark: { envName: 'HOME', envValue: UNIQUE, locksLimit: ODD_LIMIT },
+      runDir: '/',
+    });
     await runOnce(where);
     expect(isRunning(victim.pid!)).toBe(true);
     expect(existsSync('/bin')).toBe(true);
@@ -144,7 +156,7 @@ describe('a forged record of a dead run', () => {
 });
 
 describe('a genuine record of a dead run', () => {
-  it('of the agent\'s own shape, naming a run directory in the temporary parent: acted on, and forgotten', async () => {
+  it("of the agent's own shape, naming a run directory in the temporary parent: acted on, and forgotten", async () => {
     const where = newPlace(scratch);
     const dir = runLikeDir();
     const record = plantRecord(where, { pid: deadPid(), started: '1', mark: UNUSED_MARK, runDir: dir });

@@ -1,11 +1,30 @@
 // A state directory the agent cannot trust is not used, through the real binary: one that is a symbolic link, one
 // that belongs to someone else, one that others can write to. The run still works, without saving anything. And no
 // file in a state directory is followed as a link: a `.last-prune` that points at a host file leaves it as it was.
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, bash } from '../support/run-agent.js';
-import { agentIn, newPlace, resultOf, sessionDirEntries, useScratch, UUID, type Place } from '../support/session-files.js';
+import {
+  agentIn,
+  newPlace,
+  resultOf,
+  sessionDirEntries,
+  useScratch,
+  UUID,
+  type Place,
+} from '../support/session-files.js';
 import { useServer } from '../support/use-server.js';
 
 const serve = useServer();
@@ -18,7 +37,11 @@ async function runWorks(where: Place): Promise<string> {
   const s = await serve([bash('echo ran'), answer('done anyway')]);
   const run = await agentIn(s, where, ['go']);
   expect(run.code).toBe(0);
-  expect(resultOf(run)).toMatchObject({ subtype: 'success', result: 'done anyway', session_id: expect.stringMatching(UUID) });
+  expect(resultOf(run)).toMatchObject({
+    subtype: 'success',
+    result: 'done anyway',
+    session_id: expect.stringMatching(UUID),
+  });
   return run.stderr;
 }
 
@@ -30,7 +53,7 @@ function expectOneRefusal(stderr: string, agentDir: string, reason: RegExp): voi
   expect(warnings[0]).toContain('the run goes on without saving the session');
 }
 
-describe('a state directory that is not the user\'s own', () => {
+describe("a state directory that is not the user's own", () => {
   it('a symbolic link: refused, nothing written where it points', async () => {
     const where = newPlace(scratch);
     const elsewhere = scratch('agent-elsewhere-');
