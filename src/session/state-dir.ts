@@ -15,20 +15,33 @@ export interface StateDir {
   running: string | undefined;
   /** Why sessions are not saved, for a warning; undefined when all is well. */
   problem: string | undefined;
+  /** Set when the sessions in it are not the user's own to read either: which directory, and why. */
+  untrusted: string | undefined;
+}
+
+interface RoomProblem {
+  message: string;
+  /** Only for a directory that is not the user's own (as opposed to one the file system will not let us write). */
+  untrusted?: string;
 }
 
 /** Checks (and makes) the state directory whose sessions room is `sessionsDir`. `persist`: sessions are wanted. */
 export function openStateDir(sessionsDir: string, persist: boolean): StateDir {
   const root = dirname(sessionsDir);
   const rootProblem = roomProblem(root, sessionsDir, true);
-  if (rootProblem) return { sessions: undefined, running: undefined, problem: persist ? rootProblem : undefined };
+  if (rootProblem) {
+    const { message, untrusted } = rootProblem;
+    return { sessions: undefined, running: undefined, problem: persist ? message : undefined, untrusted };
+  }
   const running = join(root, 'running');
   const runningUsable = roomProblem(running, sessionsDir, false) === undefined;
-  const sessionsProblem = persist ? roomProblem(sessionsDir, sessionsDir, false) : undefined;
+  // Without persistence the sessions room is not made, only judged if it is there (a --resume may read it).
+  const sessionsProblem = persist ? roomProblem(sessionsDir, sessionsDir, false) : distrustIfThere(sessionsDir);
   return {
     sessions: persist && !sessionsProblem ? sessionsDir : undefined,
     running: runningUsable ? running : undefined,
-    problem: sessionsProblem,
+    problem: persist ? sessionsProblem?.message : undefined,
+    untrusted: sessionsProblem?.untrusted,
   };
 }
 
@@ -36,22 +49,37 @@ export function openStateDir(sessionsDir: string, persist: boolean): StateDir {
  * Why `dir` cannot be used (made if missing, parents too when `withParents`); undefined when it can. An error of the
  * file system is told as one that keeps `sessionsDir` from being written, a distrusted directory by its own name.
  */
-function roomProblem(dir: string, sessionsDir: string, withParents: boolean): string | undefined {
+function roomProblem(dir: string, sessionsDir: string, withParents: boolean): RoomProblem | undefined {
   try {
     if (withParents) makeParents(dirname(dir));
     makeDir(dir);
   } catch (error) {
-    return cannotSave(sessionsDir, error);
+    return { message: cannotSave(sessionsDir, error) };
   }
-  const distrust = distrustOf(dir);
-  if (distrust)
-    return `the state directory ${dir} is not used: ${distrust}; the run goes on without saving the session.`;
+  const distrust = distrustIfThere(dir);
+  if (distrust) return distrust;
   try {
     accessSync(dir, constants.W_OK);
   } catch (error) {
-    return cannotSave(sessionsDir, error);
+    return { message: cannotSave(sessionsDir, error) };
   }
   return undefined;
+}
+
+function distrustIfThere(dir: string): RoomProblem | undefined {
+  const distrust = existsOrLink(dir) ? distrustOf(dir) : undefined;
+  if (!distrust) return undefined;
+  const untrusted = `the state directory ${dir} is not used: ${distrust}`;
+  return { message: `${untrusted}; the run goes on without saving the session.`, untrusted };
+}
+
+function existsOrLink(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function cannotSave(dir: string, error: unknown): string {

@@ -107,6 +107,24 @@ describe("a state directory that is not the user's own", () => {
   });
 });
 
+describe('sessions in a state directory that is not used', () => {
+  it('are not looked up by --continue or a --resume id: exit 2, saying why, no request', async () => {
+    const planted = newPlace(scratch);
+    const s = await serve([answer('planted conversation'), answer('never'), answer('never')]);
+    const id = resultOf(await agentIn(s, planted, ['start'])).session_id;
+    const where = { cwd: planted.cwd, state: scratch('agent-state-') };
+    symlinkSync(join(planted.state, 'agent'), join(where.state, 'agent'));
+    for (const args of [['--continue'], ['--resume', id]]) {
+      const run = await agentIn(s, where, [...args, 'go on']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `Cannot look for the session: the state directory ${join(where.state, 'agent')} is not used: it is a symbolic link.`,
+      );
+      expect(s.requests).toHaveLength(1);
+    }
+  });
+});
+
 describe('files in the state directory are not followed as links', () => {
   it('a `.last-prune` that links to a host file: the file keeps its content and its time', async () => {
     const where = newPlace(scratch);
