@@ -36,6 +36,8 @@ export interface RunInput {
   structured?: StructuredAnswer;
   /** The run's session: where the system prompt and tools of the run are recorded. */
   session: { describe(shape: { system: string; tools: Anthropic.Tool[] }): void };
+  /** Where the run records itself while it lives (the state directory's `running`), or undefined for nowhere. */
+  runRecords: string | undefined;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), RUN_DIR_PREFIX)));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
-  const shell = await openShell(config, runDir, emit);
+  const shell = await openShell(config, runDir, input.runRecords, emit);
   input.registerCleanup(() => shell.killAll());
 
   let commands = 0;
@@ -103,15 +105,14 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
 }
 
 /** The run's shell: under the sandbox when asked, with secrets withheld and masked, its marks registered. */
-async function openShell(config: Config, runDir: string, emit: EventSink): Promise<Shell> {
+async function openShell(config: Config, runDir: string, runRecords: string | undefined, emit: EventSink): Promise<Shell> {
   const wrap = config.sandbox ? await sandboxWrapper(config, runDir, emit) : undefined;
   const secrets = prepareSecrets(config);
   emit({ type: 'notice', message: secrets.notice });
   // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
-  const markRegistry = join(dirname(config.session.dir), 'running');
-  sweepDeadRuns(markRegistry);
+  if (runRecords) sweepDeadRuns(runRecords, dirname(runDir));
   return new Shell({
-    markRegistry,
+    ...(runRecords ? { markRegistry: runRecords } : {}),
     runCwd: config.cwd,
     env: config.env.variables,
     defaultTimeoutSec: config.timeoutSec,

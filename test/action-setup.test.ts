@@ -1,13 +1,18 @@
 // How the action gets ready: the sandbox (only on Linux; the AppArmor switch only on GitHub-hosted runners), and
 // the agent it runs (the prebuilt one it ships, or agent-path), with nothing installed or built during the job.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_ROOT, jobEnv, runAction } from './support/action-runner.js';
 import { AGENT_BIN, answer, answerWithLastResult, bash, tempDir } from './support/run-agent.js';
 import { standIns } from './support/stand-ins.js';
 import { useServer } from './support/use-server.js';
+
+// What a sandboxed command tries to create in /etc: removed after each test whatever the outcome, since one left by a
+// failed run would fail every later one.
+const CANARY = `/etc/agent-sandbox-canary-${process.pid}`;
+afterEach(() => rmSync(CANARY, { force: true }));
 
 const serve = useServer();
 const KEY = 'sk-action-setup-0123456789';
@@ -62,7 +67,7 @@ describe('the sandbox', () => {
   );
 
   it.skipIf(!hasBwrap)('turns the AppArmor switch off on a GitHub-hosted runner, then runs sandboxed', async () => {
-    const s = await serve([bash('touch /etc/agent-sandbox-test 2>&1 || echo read-only'), answerWithLastResult()]);
+    const s = await serve([bash(`touch ${CANARY} 2>&1 || echo read-only`), answerWithLastResult()]);
     const tools = standIns({ sysctl: '[ "$1" = -n ] && echo 1; exit 0' });
     const run = await runAction(
       { prompt: 'x' },

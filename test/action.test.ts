@@ -1,12 +1,17 @@
 // The GitHub Action, run as a runner runs a JavaScript action (test/support/action-runner.ts), against the test
 // server. The gate has its own file (action-gate.test.ts); the log, the summary and the sandbox are here.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_ROOT, jobEnv, loadAction, parseOutputFile, runAction } from './support/action-runner.js';
 import { answer, answerWithLastResult, bash, tempDir } from './support/run-agent.js';
 import { standIns } from './support/stand-ins.js';
 import { useServer } from './support/use-server.js';
+
+// What a sandboxed command tries to create in /etc: removed after each test whatever the outcome, since one left by a
+// failed run would fail every later one.
+const CANARY = `/etc/agent-sandbox-canary-${process.pid}`;
+afterEach(() => rmSync(CANARY, { force: true }));
 
 const serve = useServer();
 const KEY = 'sk-action-test-0123456789';
@@ -64,7 +69,7 @@ describe('a run', () => {
     async () => {
       const s = await serve(
         [
-          bash('echo 42 > answer.txt; touch /etc/agent-sandbox-test 2>&1 || echo read-only'),
+          bash(`echo 42 > answer.txt; touch ${CANARY} 2>&1 || echo read-only`),
           answerWithLastResult('The answer is **42**.\n'),
         ],
         {

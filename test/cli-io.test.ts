@@ -72,6 +72,21 @@ describe('a run through the binary', () => {
     expect(text).toMatch(/^Piped input \(stdin\):\n````\ndiff --git a\/x b\/x\n\+```code```\n````\n\nReview this change$/);
   });
 
+  it('warns when piped stdin beside prompt words is empty, and goes on with the prompt alone', async () => {
+    const s = await serve([answer('ok')]);
+    const run = await runAgent(['Review this change'], s.url, { stdin: ' \n' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('warning: stdin was empty, so the prompt goes without piped input');
+    expect(firstUserText(s)).toBe('Review this change');
+  });
+
+  it('says nothing of a stdin that is /dev/null', async () => {
+    const s = await serve([answer('ok')]);
+    const run = await runAgent(['hello'], s.url, { stdin: 'ignore' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain('stdin');
+  });
+
   it('goes on without stdin after 3 s of silence, with a warning', async () => {
     const s = await serve([answer('ok')]);
     const run = await runAgent(['hello'], s.url, { stdin: 'open' });

@@ -190,4 +190,20 @@ describe('directory and timeouts', () => {
     expect(clamped!.is_error).toBe(true);
     expect(clamped!.content).toMatch(/^\(no output\)\ntimed out after 3 s/);
   });
+
+  it('--max-timeout alone also caps the default limit: no command runs longer', async () => {
+    const s = await serve([bash('sleep 5; echo never'), answer('ok')]);
+    const run = await runAgent(['--max-timeout', '1', 'go'], s.url);
+    expect(run.code).toBe(0);
+    expect(resultsOf(s)[0]!.content).toMatch(/^\(no output\)\ntimed out after 1 s/);
+  });
+
+  it('-t longer than --max-timeout: exit 2, saying what to change, no request sent', async () => {
+    const s = await serve([answer('never')]);
+    const run = await runAgent(['-t', '5', '--max-timeout', '2', 'go'], s.url);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--timeout 5 is longer than --max-timeout 2, the longest limit a command may have.');
+    expect(run.stderr).toContain('Give a --timeout of at most 2, or raise --max-timeout.');
+    expect(s.requests).toHaveLength(0);
+  });
 });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -103,7 +103,12 @@ const hasBwrap = spawnSync('sh', ['-c', 'command -v bwrap']).status === 0;
 
 describe.skipIf(!hasBwrap)('--sandbox, through the binary', () => {
   let listener: Server | undefined;
-  afterEach(() => listener?.close());
+  // A file of its own, removed whatever the outcome: one left by a failed run would fail every later one.
+  const canary = `/etc/agent-sandbox-canary-${process.pid}`;
+  afterEach(() => {
+    listener?.close();
+    rmSync(canary, { force: true });
+  });
 
   it('keeps the system read-only, the working directory writable, and the network out', async () => {
     listener = createServer((socket) => socket.end('hello from the host\n'));
@@ -111,7 +116,7 @@ describe.skipIf(!hasBwrap)('--sandbox, through the binary', () => {
     const port = (listener.address() as { port: number }).port;
     const dir = tempDir();
     const s = await serve([
-      bash('touch /etc/agent-sandbox-test'),
+      bash(`touch ${canary}`),
       bash('echo inside > made-in-sandbox && cat made-in-sandbox'),
       bash(`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`),
       bash('echo private > /tmp/agent-private && cat /tmp/agent-private'),
@@ -120,7 +125,7 @@ describe.skipIf(!hasBwrap)('--sandbox, through the binary', () => {
     const run = await runAgent(['--sandbox', 'go'], s.url, { cwd: dir });
     expect(run.code).toBe(0);
     expect(lastResult(s, 1).content).toMatch(/Read-only file system|Permission denied/);
-    expect(existsSync('/etc/agent-sandbox-test')).toBe(false);
+    expect(existsSync(canary)).toBe(false);
     expect(lastResult(s, 2).content).toBe('inside');
     expect(existsSync(join(dir, 'made-in-sandbox'))).toBe(true);
     expect(lastResult(s, 3).content).not.toContain('hello from the host');

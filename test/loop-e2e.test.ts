@@ -173,6 +173,34 @@ describe('retries', () => {
     expect(run.durationMs).toBeGreaterThan(1_900);
   });
 
+  it('honours retry-after-ms, which wins over retry-after', async () => {
+    const s = await serve([{ kind: 'http_error', status: 429, headers: { 'retry-after-ms': '1500', 'retry-after': '30' } }, answer('ok')]);
+    const run = await jsonRun(s);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/retrying in 1\.5 s/);
+    expect(run.durationMs).toBeGreaterThan(1_400);
+    expect(run.durationMs).toBeLessThan(15_000);
+  });
+
+  it('x-should-retry: true retries a status that is not retried otherwise', async () => {
+    const s = await serve([{ kind: 'http_error', status: 400, message: 'try me again', headers: { 'x-should-retry': 'true' } }, answer('made it')]);
+    const run = await jsonRun(s);
+    expect(run.code).toBe(0);
+    expect(json(run.stdout).result).toBe('made it');
+    expect(run.stderr).toMatch(/retrying in .* \(attempt 2 of 6\): 400 invalid_request_error: try me again/);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it('x-should-retry: false gives up at once on a status that is retried otherwise', async () => {
+    const s = await serve([{ kind: 'http_error', status: 529, message: 'Overloaded', headers: { 'x-should-retry': 'false' } }, answer('never')]);
+    const run = await jsonRun(s);
+    expect(run.code).toBe(3);
+    expect(json(run.stdout)).toMatchObject({ subtype: 'error_api', is_error: true, exit_code: 3 });
+    expect(run.stderr).toMatch(/529 overloaded_error: Overloaded/);
+    expect(run.stderr).not.toMatch(/retrying/);
+    expect(s.requests).toHaveLength(1);
+  });
+
   it('gives up with exit 3 after 6 attempts', async () => {
     const overloaded: Turn = { kind: 'http_error', status: 529, message: 'Overloaded' };
     const s = await serve(Array.from({ length: 6 }, () => overloaded));

@@ -1,8 +1,10 @@
 // Every bad input around sessions through the real binary: a clear message, the right exit code, nothing lost.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answer, answerWithLastResult, bash, readRecords } from './support/run-agent.js';
+import { AGENT_BIN, answer, answerWithLastResult, bash, readRecords } from './support/run-agent.js';
 import { agentIn, mergedMessages, newPlace, resultOf, sessionDirEntries, sessionPathOf, sessionsDirOf, useScratch, UUID } from './support/session-files.js';
 import type { TestServer } from './support/server.js';
 import { useServer } from './support/use-server.js';
@@ -20,6 +22,24 @@ function expectUsageError(run: { code: number | null; stdout: string; stderr: st
   expect(run.stderr).toMatch(message);
   expect(run.stderr).not.toMatch(/\n\s+at /);
   expect(s.requests).toHaveLength(sentBefore);
+}
+
+/** Whether this machine lets a user namespace mount a read-only file system (not where user namespaces are locked). */
+const canMountReadOnly = (() => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-ro-probe-'));
+  try {
+    return spawnSync('unshare', ['-rm', 'mount', '-t', 'tmpfs', '-o', 'ro', 'none', dir]).status === 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+})();
+
+/** An `agent` that runs the real binary with `dir` mounted as an empty read-only file system, in its own namespace. */
+function readOnlyMountWrapper(dir: string): string {
+  const wrapper = join(scratch('agent-ro-bin-'), 'agent');
+  const mount = `mount -t tmpfs -o ro,mode=0755 none ${dir} && exec ${AGENT_BIN} "$@"`;
+  writeFileSync(wrapper, `#!/bin/sh\nexec unshare -rm sh -c '${mount}' agent "$@"\n`, { mode: 0o755 });
+  return wrapper;
 }
 
 describe('what --resume and --continue cannot continue', () => {
@@ -110,6 +130,26 @@ describe('what is said, and the run goes on', () => {
     expect(resultOf(run)).toMatchObject({ subtype: 'success', result: 'done anyway', session_id: expect.stringMatching(UUID) });
     expect(run.stderr).toMatch(new RegExp(`warning: cannot save the session in ${blocker}/agent/sessions \\(ENOTDIR\\); the run goes on without saving it.`));
     expect(readFileSync(blocker, 'utf8')).toBe('');
+  });
+
+  it.skipIf(!canMountReadOnly)('a state directory on a read-only file system: the warning names EROFS', async () => {
+    const where = place();
+    const readOnly = scratch('agent-ro-');
+    const s = await serve([bash('echo ran'), answer('done anyway')]);
+    const run = await agent(s, where, ['go'], { bin: readOnlyMountWrapper(readOnly), env: { XDG_STATE_HOME: readOnly } });
+    expect(run.code).toBe(0);
+    expect(resultOf(run)).toMatchObject({ subtype: 'success', result: 'done anyway' });
+    expect(run.stderr).toContain(`warning: cannot save the session in ${readOnly}/agent/sessions (EROFS); the run goes on without saving it.`);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a state directory the user may not write to: the warning names EACCES', async () => {
+    const where = place();
+    chmodSync(where.state, 0o500);
+    const s = await serve([bash('echo ran'), answer('done anyway')]);
+    const run = await agent(s, where, ['go']);
+    chmodSync(where.state, 0o700);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`warning: cannot save the session in ${where.state}/agent/sessions (EACCES); the run goes on without saving it.`);
   });
 });
 

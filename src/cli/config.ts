@@ -56,10 +56,14 @@ export function resolveConfig(raw: RawOptions, real: Variables): Config {
   const env = dotenv.env;
   const originOf = (name: string) => dotenv.origins.get(name) ?? 'the environment';
 
-  const timeoutSec = positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
   const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, DEFAULTS.maxTimeoutSec);
+  // --max-timeout alone caps the default limit too: no command runs longer than the user allowed.
+  const timeoutSec = raw.timeout === undefined ? Math.min(DEFAULTS.timeoutSec, maxTimeoutSec) : positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
   if (timeoutSec > maxTimeoutSec) {
-    throw new UsageError(`--timeout (${timeoutSec}) is larger than --max-timeout (${maxTimeoutSec}).`);
+    throw new UsageError(
+      `--timeout ${timeoutSec} is longer than --max-timeout ${maxTimeoutSec}, the longest limit a command may have.\n` +
+        `Give a --timeout of at most ${maxTimeoutSec}, or raise --max-timeout.`,
+    );
   }
   const outputFormat = raw.outputFormat ?? DEFAULTS.outputFormat;
   if (!isOutputFormat(outputFormat)) {

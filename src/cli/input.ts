@@ -11,6 +11,8 @@ export interface PromptSources {
   promptFile: string | undefined;
   readStdin: boolean;
   stdin: Readable & { isTTY?: boolean };
+  /** stdin is a device (`< /dev/null`): nothing was meant to be piped, so an empty one goes unremarked. */
+  stdinIsDevice: boolean;
   warn: (message: string) => void;
 }
 
@@ -35,16 +37,28 @@ export async function resolvePrompt(sources: PromptSources): Promise<string> {
       throw new UsageError(`Cannot read prompt file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     const prompt = requireText(text, `Prompt file ${path} is empty.`);
-    return stdinUsable ? withPipedContext(await readPipedContext(stdin, sources.warn), prompt) : prompt;
+    return stdinUsable ? withPipedContext(await pipedContext(sources), prompt) : prompt;
   }
   if (words.length > 0) {
     const prompt = requireText(words.join(' '), 'The prompt is empty.');
-    return stdinUsable ? withPipedContext(await readPipedContext(stdin, sources.warn), prompt) : prompt;
+    return stdinUsable ? withPipedContext(await pipedContext(sources), prompt) : prompt;
   }
   if (!stdinUsable) {
     throw new UsageError('No prompt: give it as words (agent "fix the build"), pipe it on stdin, or use --prompt-file.');
   }
   return requireText(await readAll(stdin), 'No prompt: stdin was empty. Give the prompt as words or pipe some text.');
+}
+
+/**
+ * Piped context, with a warning when the pipe was empty: `git diff main | agent review` with a wrong base branch
+ * must not be taken for a review of nothing to worry about.
+ */
+async function pipedContext(sources: PromptSources): Promise<string | undefined> {
+  const context = await readPipedContext(sources.stdin, sources.warn);
+  if (context !== undefined && context.trim() === '' && !sources.stdinIsDevice) {
+    sources.warn('stdin was empty, so the prompt goes without piped input (use --no-stdin when nothing is piped).');
+  }
+  return context;
 }
 
 function requireText(text: string, message: string): string {

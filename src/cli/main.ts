@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import type Anthropic from '@anthropic-ai/sdk';
 import { armDeadline } from '../budget.js';
@@ -119,6 +120,7 @@ async function run({ config, raw, words, messages, session, emit, controller, cl
       promptFile: raw.promptFile,
       readStdin: raw.stdin !== false,
       stdin: process.stdin,
+      stdinIsDevice: isCharacterDevice(0),
       warn: (message) => emit({ type: 'warning', message }),
     }),
     controller.signal,
@@ -135,7 +137,16 @@ async function run({ config, raw, words, messages, session, emit, controller, cl
     startedAt,
     structured,
     session: { describe: (shape) => session.log.describe(shape) },
+    runRecords: session.runRecords,
   });
+}
+
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
 }
 
 /** The --output-format the words ask for, read without commander (for when commander itself failed). */

@@ -1,6 +1,7 @@
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../outcome.js';
+import { readOwnFile } from '../own-file.js';
 
 /**
  * A session file has one writer. A run that starts a session names its pid in the header, and is its writer until it
@@ -24,7 +25,9 @@ export function acquireLock(dir: string, id: string): Lock {
   const path = lockFile(dir, id);
   // Written aside and linked into place, so a lock file is never seen half written.
   const draft = `${path}.${process.pid}`;
-  writeFileSync(draft, `${process.pid}\n`, { mode: 0o600 });
+  // Made afresh (O_EXCL), so a link planted under the draft's name is never written through.
+  removeQuietly(draft);
+  writeFileSync(draft, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
   try {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
@@ -49,12 +52,8 @@ function release(path: string): void {
 }
 
 function readPid(path: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(path, 'utf8').trim());
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
+  const pid = Number(readOwnFile(path)?.trim());
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
 function isAlive(pid: number): boolean {

@@ -6,7 +6,8 @@ import { lockHolder, sessionLock } from './lock.js';
 import type { SessionOptions } from '../config.js';
 import { resumeSession, type Resumed } from './resume.js';
 import { newSessionId } from './session-id.js';
-import { prepareDir, pruneSessions, sessionFile } from './store.js';
+import { openStateDir } from './state-dir.js';
+import { pruneSessions, sessionFile } from './store.js';
 import { SessionLog, type SessionFileSpec } from './writer.js';
 
 export type { SessionOptions };
@@ -28,6 +29,8 @@ export interface Session {
   notes: string[];
   /** Lets go of the session's lock. Idempotent; also safe from an exit handler. */
   release: () => void;
+  /** Where the run records itself while it lives, or undefined when the state directory is not used. */
+  runRecords: string | undefined;
 }
 
 /**
@@ -38,8 +41,11 @@ export interface Session {
 export function openSession(setup: SessionSetup): Session {
   const { options, conversation } = setup;
   const notes: string[] = [];
-  const store = options.persist && storeUsable(options.dir, notes);
-  const resumed = options.resume !== undefined || options.continueLatest ? resumeSession(options, setup.cwd, notes) : undefined;
+  const state = openStateDir(options.dir, options.persist);
+  if (state.problem) notes.push(state.problem);
+  const store = state.sessions !== undefined;
+  if (state.sessions !== undefined) pruneInBackground(state.sessions);
+  const resumed = options.resume !== undefined || options.continueLatest ? resumeSession(options, setup.cwd, notes, state.untrusted) : undefined;
   const continuing = resumed && !options.fork ? resumed : undefined;
   const id = continuing ? continuing.loaded.header.session_id : newSessionId();
   const lock = sessionLock(options.dir, id);
@@ -64,7 +70,7 @@ export function openSession(setup: SessionSetup): Session {
     files,
   });
   if (resumed?.repaired.pendingResults) conversation.push(resumed.repaired.pendingResults);
-  return { id, log, notes, release: () => lock.release() };
+  return { id, log, notes, release: () => lock.release(), runRecords: state.running };
 }
 
 /** Where the session is written: the state directory's file, the file it was continued from, the --transcript. */
@@ -85,28 +91,24 @@ function sessionFiles(
   return files;
 }
 
-function storeUsable(dir: string, notes: string[]): boolean {
-  const problem = prepareDir(dir);
-  if (problem) {
-    notes.push(`cannot save the session in ${dir} (${problem}); the run goes on without saving it.`);
-    return false;
-  }
+function pruneInBackground(dir: string): void {
   try {
     // Housekeeping, in the background: a directory that cannot be pruned must not stop the run.
     pruneSessions(dir, (id) => lockHolder(dir, id) !== undefined).catch(() => 0);
   } catch {
     // The marker cannot be written: another run prunes.
   }
-  return true;
 }
 
 /** The state directory's file of the session: appended to when it holds the conversation being continued. */
 function storeFile(dir: string, id: string, resumed: Resumed | undefined, notes: string[]): SessionFileSpec[] {
   const path = sessionFile(dir, id);
-  if (!resumed) return [{ path, kind: 'new', from: 'conversation' }];
-  if (sameFile(path, resumed.loaded.path)) return [{ path, kind: 'append', from: 'conversation' }];
-  if (!existsSync(path)) return [{ path, kind: 'new', from: 'conversation' }];
-  if (resumed.holdsSameConversation(path)) return [{ path, kind: 'append', from: 'conversation' }];
+  const fresh: SessionFileSpec = { path, kind: 'new', from: 'conversation', inStateDir: true };
+  const appended: SessionFileSpec = { ...fresh, kind: 'append' };
+  if (!resumed) return [fresh];
+  if (sameFile(path, resumed.loaded.path)) return [appended];
+  if (!existsSync(path)) return [fresh];
+  if (resumed.holdsSameConversation(path)) return [appended];
   notes.push(`${path} holds another state of session ${id} than ${resumed.loaded.path}; it is left as it is.`);
   return [];
 }

@@ -13,9 +13,12 @@ export interface Resumed {
   holdsSameConversation(path: string): boolean;
 }
 
-/** Finds, loads and repairs the session that --resume or --continue names; what cannot be continued is a UsageError. */
-export function resumeSession(options: SessionOptions, cwd: string, notes: string[]): Resumed {
-  const loaded = load(locate(options, cwd));
+/**
+ * Finds, loads and repairs the session that --resume or --continue names; what cannot be continued is a UsageError.
+ * `untrusted` says why the state directory is not the user's own: then no session is looked up in it.
+ */
+export function resumeSession(options: SessionOptions, cwd: string, notes: string[], untrusted?: string): Resumed {
+  const loaded = load(locate(options, cwd, untrusted));
   const repaired = repairConversation(loaded.messages, loaded.commandResults, loaded.endedBy);
   const id = loaded.header.session_id;
   if (loaded.truncatedTail) notes.push(`the last line of ${loaded.path} is incomplete (the run writing it was killed, or is writing it still) and is left out.`);
@@ -44,8 +47,12 @@ export function resumeSession(options: SessionOptions, cwd: string, notes: strin
   };
 }
 
-function locate(options: SessionOptions, cwd: string): string {
+function locate(options: SessionOptions, cwd: string, untrusted: string | undefined): string {
+  const refuseUntrusted = () => {
+    if (untrusted) throw new UsageError(`Cannot look for the session: ${untrusted}.\nGive --resume the session file itself.`);
+  };
   if (options.continueLatest) {
+    refuseUntrusted();
     const latest = latestSessionIn(options.dir, cwd);
     if (!latest) throw new UsageError(`No session to continue: none of the sessions in ${options.dir} was started in ${cwd}.`);
     return latest;
@@ -54,6 +61,7 @@ function locate(options: SessionOptions, cwd: string): string {
   const asPath = resolve(wanted);
   if (existsSync(asPath) && statSync(asPath).isFile()) return asPath;
   if (isSessionId(wanted)) {
+    refuseUntrusted();
     const path = sessionFile(options.dir, wanted.toLowerCase());
     if (!existsSync(path)) throw new UsageError(`No session ${wanted} in ${options.dir}.`);
     return path;

@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, mkdirSync, openSync, readdirSync, readSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -28,18 +28,6 @@ export function sessionFile(dir: string, id: string): string {
   return join(dir, `${id}.jsonl`);
 }
 
-/** Creates the directory (0700) if needed; why it cannot be written to, or undefined when it can. */
-export function prepareDir(dir: string): string | undefined {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    accessSync(dir, constants.W_OK);
-    return undefined;
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    return code ? `${code}` : message;
-  }
-}
-
 /**
  * Removes sessions (and their lock files) last written more than 30 days ago. Cheap by design: it looks at the
  * directory only when its marker file is more than a day old (in between, start-up pays one stat), and then it reads
@@ -49,13 +37,26 @@ export function prepareDir(dir: string): string | undefined {
 export function pruneSessions(dir: string, isLive: (id: string) => boolean, now = Date.now()): Promise<number> {
   const marker = join(dir, PRUNE_MARKER);
   try {
-    if (now - statSync(marker).mtimeMs < PRUNE_EVERY_MS) return Promise.resolve(0);
+    if (now - lstatSync(marker).mtimeMs < PRUNE_EVERY_MS) return Promise.resolve(0);
   } catch {
     // No marker yet: prune now.
   }
-  writeFileSync(marker, '', { mode: 0o600 });
-  utimesSync(marker, new Date(now), new Date(now));
+  touchMarker(marker, now);
   return removeOld(dir, isLive, now);
+}
+
+/** Sets the marker's time, making it if needed; never through a link, never anything but an empty file of ours. */
+function touchMarker(marker: string, now: number): void {
+  const fd = openSync(marker, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size !== 0 || stat.uid !== (process.getuid?.() ?? stat.uid)) {
+      throw new Error(`${marker} is not a marker file of this user's`);
+    }
+    futimesSync(fd, new Date(now), new Date(now));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function removeOld(dir: string, isLive: (id: string) => boolean, now: number): Promise<number> {

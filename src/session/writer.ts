@@ -14,6 +14,8 @@ export interface SessionFileSpec {
   fd?: number;
   /** Written from the start (a --transcript), or only once the conversation has something to save. */
   from: 'start' | 'conversation';
+  /** A file of the state directory: never opened through a symbolic link. */
+  inStateDir?: boolean;
 }
 
 export interface SessionLogSetup {
@@ -153,7 +155,8 @@ export class SessionLog {
     if (file.fd === undefined) {
       try {
         // An existing file is only appended to, never created: one that vanished meanwhile is not recreated headless.
-        file.fd = openSync(file.spec.path, file.spec.kind === 'new' ? 'wx' : constants.O_RDWR | constants.O_APPEND, 0o600);
+        const noFollow = file.spec.inStateDir ? constants.O_NOFOLLOW : 0;
+        file.fd = openSync(file.spec.path, file.spec.kind === 'new' ? 'wx' : constants.O_RDWR | constants.O_APPEND | noFollow, 0o600);
         if (file.spec.kind === 'append') dropPartialLastLine(file.fd);
       } catch (error) {
         this.drop(file, error);

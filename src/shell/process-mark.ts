@@ -37,6 +37,16 @@ export function newProcessMark(): ProcessMark {
   };
 }
 
+/** True when `mark` has the shape newProcessMark gives: what a record of a run may name, and nothing else. */
+export function isAgentMark(mark: Partial<ProcessMark> | undefined): mark is ProcessMark {
+  if (mark === undefined || mark === null || typeof mark !== 'object') return false;
+  const { envName, envValue, locksLimit } = mark;
+  return (
+    envName === ENV_NAME && typeof envValue === 'string' && /^[0-9a-f]{16}$/.test(envValue) && Number.isSafeInteger(locksLimit) &&
+    locksLimit! >= LOCKS_LIMIT_BASE && locksLimit! < LOCKS_LIMIT_BASE + LOCKS_LIMIT_RANGE
+  );
+}
+
 /** The bash line that marks the shell; silent where the hard limit does not allow it. */
 export function markingCommand(mark: ProcessMark): string {
   return `ulimit -S -x ${mark.locksLimit} 2>/dev/null`;
