@@ -3,6 +3,7 @@
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { billedEquivalentInput } from '../src/api/usage.js';
 import { numberedLinesCommand } from '../test/support/bench-workloads.js';
 import { answer, bash, tempDir } from '../test/support/run-agent.js';
 import { countTokens, startServer, type TestServer, type Turn } from '../test/support/server.js';
@@ -76,10 +77,10 @@ interface Bill {
   billed: number;
 }
 
-/** Input + 1.25 × cache writes + 0.1 × cache reads, from the result object's usage. */
+/** The bill of the result object's usage, at the plain input price (src/api/usage.ts). */
 function billOf(stdout: string): Bill {
   const usage = (JSON.parse(stdout) as { usage: Bill['usage'] }).usage;
-  return { usage, billed: usage.input_tokens + 1.25 * usage.cache_creation_input_tokens + 0.1 * usage.cache_read_input_tokens };
+  return { usage, billed: billedEquivalentInput(usage) };
 }
 
 /** Share of the input tokens that were read from the cache. */

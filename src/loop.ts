@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describeFailure } from './api/failure.js';
-import type { ContextFitter } from './api/context.js';
+import type { ContextFitter } from './api/context-fit.js';
 import type { CallModel } from './api/model.js';
 import type { EventSink } from './events.js';
 import { stoppedOutcome, type Outcome, type OutcomeKind } from './outcome.js';

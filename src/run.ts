@@ -5,7 +5,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from './config.js';
 import type { EventSink } from './events.js';
 import type { RequestShape } from './api/cache.js';
-import { ContextBudget, createContextFitter } from './api/context.js';
+import { ContextWindow, createContextFitter } from './api/context-fit.js';
 import { createModelCall, type ModelStats } from './api/model.js';
 import { agentLoop, type LoopEnd } from './loop.js';
 import { UsageError, type Outcome } from './outcome.js';
@@ -81,7 +81,7 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   const shape: RequestShape = { system: sections.map((text) => ({ type: 'text', text })), tools: toolbox.specs };
   input.session.describe({ system: sections.join('\n\n'), tools: toolbox.specs });
   const callModel = withCostLimit(createModelCall({ config, shape, emit: countingEmit, stats, extras: structured?.extras }), config.budget, stats, stop);
-  const context = createContextFitter(new ContextBudget({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }), shape);
+  const context = createContextFitter(new ContextWindow({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }), shape);
 
   messages.push({ role: 'user', content: input.prompt });
   let end: LoopEnd;

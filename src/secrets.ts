@@ -1,5 +1,5 @@
 import type { Config } from './config.js';
-import { compileGlob } from './guard/glob.js';
+import { compileGlob } from './glob.js';
 import { MIN_SECRET_LENGTH, secretPatterns, SecretMasker, type SecretValue, type TextFilter } from './shell/secret-mask.js';
 import { splitEnvironment, type PassEnv } from './shell/shell-env.js';
 

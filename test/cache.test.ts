@@ -1,6 +1,20 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { countBreakpoints, withCacheBreakpoints, type RequestParts } from '../src/api/cache.js';
+import { withCacheBreakpoints, type RequestParts } from '../src/api/cache.js';
+
+const hasCacheControl = (value: object) => 'cache_control' in value && value.cache_control != null;
+
+/** How many blocks of the request carry cache_control, counted as the API counts them. */
+function countBreakpoints(parts: RequestParts): number {
+  let total = parts.tools.filter(hasCacheControl).length + parts.system.filter(hasCacheControl).length;
+  for (const message of parts.messages) {
+    for (const block of typeof message.content === 'string' ? [] : message.content) {
+      if (hasCacheControl(block)) total++;
+      if (block.type === 'tool_result' && Array.isArray(block.content)) total += block.content.filter(hasCacheControl).length;
+    }
+  }
+  return total;
+}
 
 const EPHEMERAL = { type: 'ephemeral' };
 

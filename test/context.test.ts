@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import type { RequestParts } from '../src/api/cache.js';
-import { ContextBudget } from '../src/api/context.js';
+import { ContextWindow } from '../src/api/context-fit.js';
 import { rawPromptTokens } from '../src/api/context-estimate.js';
 
 const WINDOW = 200_000;
@@ -60,9 +60,9 @@ function reportedTokens(parts: RequestParts): number {
   return Math.round(rawPromptTokens(parts) * 1.15) + 400;
 }
 
-describe('ContextBudget', () => {
+describe('ContextWindow', () => {
   it('keeps a 45-turn run with ~28,000-character results inside the window, eliding in batches', () => {
-    const budget = new ContextBudget({ contextWindow: WINDOW, maxOutputTokens: 16_000 });
+    const budget = new ContextWindow({ contextWindow: WINDOW, maxOutputTokens: 16_000 });
     const parts = baseParts();
     const originals = new Map<string, string>();
     let turnsThatChangedHistory = 0;
@@ -110,7 +110,7 @@ describe('ContextBudget', () => {
   });
 
   it('leaves a conversation below the threshold untouched', () => {
-    const budget = new ContextBudget({ maxOutputTokens: 16_000 });
+    const budget = new ContextWindow({ maxOutputTokens: 16_000 });
     const parts = baseParts();
     for (let turn = 1; turn <= 5; turn++) appendTurn(parts, turn, output(turn, 28_000));
     const before = structuredClone(parts);
@@ -119,7 +119,7 @@ describe('ContextBudget', () => {
   });
 
   it('calibrates later estimates by the ratio the server reported', () => {
-    const budget = new ContextBudget({ maxOutputTokens: 16_000 });
+    const budget = new ContextWindow({ maxOutputTokens: 16_000 });
     const parts = baseParts();
     for (let turn = 1; turn <= 3; turn++) appendTurn(parts, turn, output(turn, 28_000));
     const raw = rawPromptTokens(parts);
@@ -135,7 +135,7 @@ describe('ContextBudget', () => {
   });
 
   it('never calibrates below chars/4, and ignores empty or tiny observations', () => {
-    const budget = new ContextBudget({ maxOutputTokens: 16_000 });
+    const budget = new ContextWindow({ maxOutputTokens: 16_000 });
     const parts = baseParts();
     for (let turn = 1; turn <= 3; turn++) appendTurn(parts, turn, output(turn, 28_000));
     const raw = rawPromptTokens(parts);
@@ -150,7 +150,7 @@ describe('ContextBudget', () => {
   });
 
   it('fails when the latest result alone is larger than the window', () => {
-    const budget = new ContextBudget({ contextWindow: WINDOW, maxOutputTokens: 16_000 });
+    const budget = new ContextWindow({ contextWindow: WINDOW, maxOutputTokens: 16_000 });
     const parts = baseParts();
     for (let turn = 1; turn <= 4; turn++) appendTurn(parts, turn, output(turn, 28_000));
     const huge = output(5, 1_000_000);
@@ -166,7 +166,7 @@ describe('ContextBudget', () => {
   });
 
   it('accepts a request above the low mark when nothing more may be elided but it fits', () => {
-    const budget = new ContextBudget({ contextWindow: WINDOW, maxOutputTokens: 16_000, keepRecentResults: 3 });
+    const budget = new ContextWindow({ contextWindow: WINDOW, maxOutputTokens: 16_000, keepRecentResults: 3 });
     const parts = baseParts();
     for (let turn = 1; turn <= 3; turn++) appendTurn(parts, turn, output(turn, 180_000));
     const before = structuredClone(parts);
@@ -179,7 +179,7 @@ describe('ContextBudget', () => {
   });
 
   it('keeps every result of the latest turn whole, even past keepRecentResults', () => {
-    const budget = new ContextBudget({ contextWindow: 50_000, maxOutputTokens: 4_000, keepRecentResults: 1 });
+    const budget = new ContextWindow({ contextWindow: 50_000, maxOutputTokens: 4_000, keepRecentResults: 1 });
     const parts = baseParts();
     appendTurn(parts, 1, output(1, 60_000));
     const ids = ['toolu_a', 'toolu_b', 'toolu_c'];
@@ -194,9 +194,9 @@ describe('ContextBudget', () => {
   });
 
   it('reserves room for max_tokens, but at most a quarter of the window', () => {
-    expect(new ContextBudget({ maxOutputTokens: 16_000 }).limits).toEqual({ trigger: 150_000, lowMark: 100_000, hardLimit: 184_000 });
-    expect(new ContextBudget({ maxOutputTokens: 128_000 }).limits).toEqual({ trigger: 150_000, lowMark: 100_000, hardLimit: 150_000 });
-    expect(new ContextBudget({ contextWindow: 1_000_000, maxOutputTokens: 128_000, threshold: 0.9 }).limits.trigger).toBe(872_000);
-    expect(() => new ContextBudget({ maxOutputTokens: 1_000, threshold: 1.5 })).toThrow(RangeError);
+    expect(new ContextWindow({ maxOutputTokens: 16_000 }).limits).toEqual({ trigger: 150_000, lowMark: 100_000, hardLimit: 184_000 });
+    expect(new ContextWindow({ maxOutputTokens: 128_000 }).limits).toEqual({ trigger: 150_000, lowMark: 100_000, hardLimit: 150_000 });
+    expect(new ContextWindow({ contextWindow: 1_000_000, maxOutputTokens: 128_000, threshold: 0.9 }).limits.trigger).toBe(872_000);
+    expect(() => new ContextWindow({ maxOutputTokens: 1_000, threshold: 1.5 })).toThrow(RangeError);
   });
 });

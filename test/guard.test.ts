@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { judgeCommand, validateRule } from '../src/guard/judge.js';
+import { judgeCommand } from '../src/guard/judge.js';
+import { validateRule } from '../src/glob.js';
 import type { CommandContext, GuardPolicy, GuardVerdict } from '../src/guard/judge.js';
 import { DANGEROUS, SAFE } from './support/guard-corpus.js';
 

@@ -132,7 +132,7 @@ describe('--resume and --continue', () => {
     expect(sessionDirEntries(where.state)).not.toContain(`${id}.lock`);
   });
 
-  it('keeps the context budget: old outputs of a resumed conversation are elided to fit a smaller window', async () => {
+  it('fits the context window: old outputs of a resumed conversation are elided to fit a smaller window', async () => {
     const where = place();
     const big = [0, 1, 2, 3, 4, 5].map((turn) => bash(numberedLinesCommand(turn)));
     const roomy = await serve([...big, answer('read')]);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { HeadTailBuffer, countNewlines, formatMarker, headTail, truncateText } from '../src/shell/truncate.js';
+import { HeadTailBuffer, countNewlines, formatMarker, headTail, type HeadTailOptions } from '../src/shell/truncate.js';
+
+/** A string already in memory, through the buffer and the cut the executor uses. */
+function truncateText(text: string, options: HeadTailOptions) {
+  const buffer = new HeadTailBuffer(Math.max(1, options.maxChars));
+  buffer.push(text);
+  return headTail(buffer.snapshot(), options);
+}
 
 const SPILL = '/tmp/agent-output-test.txt';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

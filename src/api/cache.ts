@@ -130,20 +130,4 @@ export function withCacheBreakpoints(parts: RequestParts): RequestParts {
   return { system, tools, messages };
 }
 
-function blocksOf(content: MessageContent): Block[] {
-  return typeof content === 'string' ? [] : content;
-}
 
-/** How many blocks of the request carry cache_control, counted as the API counts them. */
-export function countBreakpoints(parts: RequestParts): number {
-  let total = parts.tools.filter(hasCacheControl).length + parts.system.filter(hasCacheControl).length;
-  for (const message of parts.messages) {
-    for (const block of blocksOf(message.content)) {
-      if (hasCacheControl(block)) total++;
-      if (block.type === 'tool_result' && Array.isArray(block.content)) {
-        total += block.content.filter(hasCacheControl).length;
-      }
-    }
-  }
-  return total;
-}

@@ -20,7 +20,7 @@ export function resolveBudget(raw: RawBudgetOptions, models: string[]): RunBudge
   if (maxCostUsd !== undefined && model !== undefined) {
     throw new UsageError(
       `--max-budget-usd needs the model's price, and the price of '${model}' is not known.\n` +
-        'Choose a model from the price table (see README, Caching, the context budget and cost), or bound the run with --max-turns and --max-duration.',
+        'Choose a model from the price table (see docs/context-and-cost.md), or bound the run with --max-turns and --max-duration.',
     );
   }
   const maxDurationSec = positiveNumber('--max-duration', raw.maxDuration);

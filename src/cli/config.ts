@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config, OutputFormat, Variables } from '../config.js';
-import { validateRule } from '../guard/glob.js';
+import { validateRule } from '../glob.js';
 import { UsageError } from '../outcome.js';
 import { resolveBudget, type RawBudgetOptions } from './budget-options.js';
 import { readCredentials } from './credentials.js';

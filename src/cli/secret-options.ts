@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { compileGlob } from '../guard/glob.js';
+import { compileGlob } from '../glob.js';
 import { UsageError } from '../outcome.js';
 
 /** `--pass-env` globs, checked: each must compile and could match a variable name. */

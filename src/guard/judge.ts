@@ -3,7 +3,7 @@
 // command in it against the built-in deny rules and the user's --allow / --deny rules.
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import { compileGlob, escapeRegExp, normalizeRule } from './glob.js';
+import { compileGlob, escapeRegExp, normalizeRule } from '../glob.js';
 import { resolveRelativePaths } from './cwd.js';
 import { brokenRule } from './match.js';
 import { BUILTIN_RULES } from './rules.js';
@@ -41,7 +41,6 @@ interface UserRule {
 
 const MAX_QUOTED_COMMAND = 200;
 
-export { validateRule } from './glob.js';
 
 let walker: Promise<typeof import('./walk.js')> | undefined;
 

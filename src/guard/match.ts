@@ -1,4 +1,4 @@
-// Interprets the matchers of guard-rules.ts against what guard-walk.ts found.
+// Interprets the matchers of rules.ts against what walk.ts found.
 import type { FlagSpec, GuardRule, Matcher } from './rules.js';
 import { isTarget } from './targets.js';
 import type { Finding } from './walk.js';

@@ -45,7 +45,7 @@ interface FileState {
  */
 export class SessionLog {
   private readonly files: FileState[];
-  /** The conversation as it stood before this run, kept as written then (the context budget may elide it later). */
+  /** The conversation as it stood before this run, kept as written then (the context step may elide it later). */
   private history: string[];
   private written: number;
   private shape: RequestShapeFacts = { system_prompt: null, tools: [] };

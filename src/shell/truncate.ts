@@ -24,7 +24,7 @@ export interface HeadTailOptions {
   spillPath: string | null;
   /** Why the full output could not be saved, when it could not. */
   spillError?: string | null;
-  /** Share of the budget given to the head; the rest goes to the tail (errors tend to be last). */
+  /** Share of the characters given to the head; the rest goes to the tail (errors tend to be last). */
   headShare?: number;
 }
 
@@ -171,11 +171,4 @@ export function headTail(snapshot: HeadTailSnapshot, options: HeadTailOptions): 
   const beforeMarker = headPart.length === 0 || headPart.endsWith('\n') ? '' : '\n';
   const text = `${headPart}${beforeMarker}${marker}\n${tailPart}`;
   return { text, truncated: true, omittedChars, omittedLines };
-}
-
-/** Convenience for a string already in memory. */
-export function truncateText(text: string, options: HeadTailOptions): HeadTailResult {
-  const buffer = new HeadTailBuffer(Math.max(1, options.maxChars));
-  buffer.push(text);
-  return headTail(buffer.snapshot(), options);
 }

@@ -60,7 +60,7 @@ describe('prompt caching through the binary', () => {
   });
 });
 
-describe('the context budget through the binary', () => {
+describe('the context window through the binary', () => {
   // The server counts tokens its own way, denser than the product's estimate of characters / 4. At 2.2 characters
   // a token the uncalibrated estimate lets a request over the window; only the calibration from the usage the
   // server reports keeps every request inside it.

@@ -1,4 +1,4 @@
-// Shell-style globs for --allow / --deny rules and for the guard's own path checks.
+// Shell-style globs, for --allow / --deny rules, the guard's path checks, --pass-env and the secret names.
 // Unlike picomatch or minimatch, `*` here matches any run of characters, spaces and
 // slashes included: a rule is matched against a whole command line, not a path.
 

@@ -3,7 +3,7 @@ import type { RequestParts, RequestShape } from './cache.js';
 import { promptTokens, type PromptUsage } from './usage.js';
 import { CHARS_PER_TOKEN, rawPromptTokens, toolResultChars, toolResultTokens } from './context-estimate.js';
 
-export interface BudgetOptions {
+export interface ContextWindowOptions {
   /** Tokens the model can hold: prompt and output together. Default 200,000. */
   contextWindow?: number;
   /** The request's max_tokens. */
@@ -18,7 +18,7 @@ export interface BudgetOptions {
 
 export type FitResult = { ok: true; elided: number } | { ok: false; estimate: number; limit: number };
 
-export interface BudgetLimits {
+export interface ContextLimits {
   /** Prompt estimate above which fit() elides. */
   trigger: number;
   /** Prompt estimate that a round of elision aims for. */
@@ -81,12 +81,12 @@ function checkShare(name: string, value: number): number {
  * low mark. Batching keeps the conversation's prefix, and so the prompt cache, unchanged
  * for many turns between rounds instead of changing a little every turn.
  */
-export class ContextBudget {
-  readonly limits: BudgetLimits;
+export class ContextWindow {
+  readonly limits: ContextLimits;
   private readonly keepRecentResults: number;
   private tokensPerRawToken = INITIAL_RATIO;
 
-  constructor(options: BudgetOptions) {
+  constructor(options: ContextWindowOptions) {
     const window = options.contextWindow ?? 200_000;
     if (!(Number.isFinite(window) && window > 0)) throw new RangeError(`contextWindow must be positive, got ${window}`);
     if (!(options.maxOutputTokens >= 0)) throw new RangeError(`maxOutputTokens must be >= 0, got ${options.maxOutputTokens}`);
@@ -147,7 +147,7 @@ export class ContextBudget {
 
 export type ContextFit = { ok: true; elided: number } | { ok: false; message: string };
 
-/** The budget as the loop uses it: on the conversation alone, with the run's system prompt and tools held here. */
+/** The context window as the loop uses it: on the conversation alone, with the run's system prompt and tools held here. */
 export interface ContextFitter {
   /** Before each request: may elide old tool results in place; not ok when even that cannot make the request fit. */
   fit(messages: Anthropic.MessageParam[]): ContextFit;
@@ -155,10 +155,10 @@ export interface ContextFitter {
   observe(messages: Anthropic.MessageParam[], usage: PromptUsage): void;
 }
 
-export function createContextFitter(budget: ContextBudget, shape: RequestShape): ContextFitter {
+export function createContextFitter(window: ContextWindow, shape: RequestShape): ContextFitter {
   return {
     fit(messages) {
-      const fit = budget.fit({ ...shape, messages });
+      const fit = window.fit({ ...shape, messages });
       if (fit.ok) return fit;
       const message =
         `The conversation needs about ${Math.round(fit.estimate)} tokens, more than the ${Math.floor(fit.limit)} this context window allows, ` +
@@ -166,7 +166,7 @@ export function createContextFitter(budget: ContextBudget, shape: RequestShape):
       return { ok: false, message };
     },
     observe(messages, usage) {
-      budget.observe({ ...shape, messages }, promptTokens(usage));
+      window.observe({ ...shape, messages }, promptTokens(usage));
     },
   };
 }
