@@ -2,7 +2,7 @@
 // Unlike picomatch or minimatch, `*` here matches any run of characters, spaces and
 // slashes included: a rule is matched against a whole command line, not a path.
 
-export type CompiledGlob = { ok: true; regexp: RegExp } | { ok: false; message: string };
+type CompiledGlob = { ok: true; regexp: RegExp } | { ok: false; message: string };
 
 const POSIX_CLASSES: Readonly<Record<string, string>> = {
   alnum: 'A-Za-z0-9',

@@ -1,6 +1,6 @@
 import { arch, platform, release } from 'node:os';
 
-export interface SystemPromptOptions {
+interface SystemPromptOptions {
   cwd: string;
   /** --system-prompt or --system-prompt-file: replaces the built-in prompt only. */
   replace: string | undefined;

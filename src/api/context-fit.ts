@@ -3,7 +3,7 @@ import type { RequestParts, RequestShape } from './cache.js';
 import { promptTokens, type PromptUsage } from './usage.js';
 import { CHARS_PER_TOKEN, rawPromptTokens, toolResultChars, toolResultTokens } from './context-estimate.js';
 
-export interface ContextWindowOptions {
+interface ContextWindowOptions {
   /** Tokens the model can hold: prompt and output together. Default 200,000. */
   contextWindow?: number;
   /** The request's max_tokens. */
@@ -16,9 +16,9 @@ export interface ContextWindowOptions {
   keepRecentResults?: number;
 }
 
-export type FitResult = { ok: true; elided: number } | { ok: false; estimate: number; limit: number };
+type FitResult = { ok: true; elided: number } | { ok: false; estimate: number; limit: number };
 
-export interface ContextLimits {
+interface ContextLimits {
   /** Prompt estimate above which fit() elides. */
   trigger: number;
   /** Prompt estimate that a round of elision aims for. */
@@ -39,7 +39,7 @@ const MIN_RAW_TOKENS_TO_CALIBRATE = 4_096;
 const MIN_TOKENS_SAVED = 64;
 
 /** What replaces a tool result's content once it is elided. Never empty. */
-export function elisionNote(chars: number): string {
+function elisionNote(chars: number): string {
   return `[output elided to save context: ${chars} characters; re-run the command if you need it]`;
 }
 
@@ -145,7 +145,7 @@ export class ContextWindow {
   }
 }
 
-export type ContextFit = { ok: true; elided: number } | { ok: false; message: string };
+type ContextFit = { ok: true; elided: number } | { ok: false; message: string };
 
 /** The context window as the loop uses it: on the conversation alone, with the run's system prompt and tools held here. */
 export interface ContextFitter {

@@ -7,7 +7,7 @@
  */
 
 type HeaderPairs = Iterable<readonly [string, string]>;
-export type LightHeadersInit = HeaderPairs | Record<string, string | undefined> | null | undefined;
+type LightHeadersInit = HeaderPairs | Record<string, string | undefined> | null | undefined;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
@@ -106,7 +106,7 @@ function checkedValue(value: string): string {
   return text;
 }
 
-export interface LightResponseInit {
+interface LightResponseInit {
   status?: number;
   statusText?: string;
   headers?: LightHeaders | LightHeadersInit;

@@ -4,7 +4,7 @@
  */
 
 /** `adaptive`: `thinking: {type: "adaptive"}`, with output_config.effort; `budget`: `{type: "enabled", budget_tokens}`. */
-export type ThinkingStyle = 'adaptive' | 'budget';
+type ThinkingStyle = 'adaptive' | 'budget';
 
 interface ModelFacts {
   thinking: ThinkingStyle;

@@ -25,7 +25,7 @@ export interface ModelStats {
   model: string;
 }
 
-export interface ModelSetup {
+interface ModelSetup {
   config: Pick<Config, 'plans' | 'cache' | 'credentials' | 'baseURL' | 'network' | 'retryBaseDelayMs' | 'streamIdleMs'>;
   shape: RequestShape;
   emit: EventSink;
@@ -36,7 +36,7 @@ export interface ModelSetup {
 
 export type { RequestExtras } from './thinking.js';
 
-export type ModelReply = { ok: true; message: Anthropic.Message } | { ok: false; failure: ModelFailure };
+type ModelReply = { ok: true; message: Anthropic.Message } | { ok: false; failure: ModelFailure };
 
 /** One model call with the whole conversation, as the loop makes it. Never throws for API failures. */
 export type CallModel = (messages: Anthropic.MessageParam[], turn: number, signal: AbortSignal) => Promise<ModelReply>;

@@ -45,7 +45,7 @@ export class TlsFailure extends Error {
   }
 }
 
-export type NetworkFailureClass =
+type NetworkFailureClass =
   | { kind: 'fatal'; message: string }
   | { kind: 'retryable'; reason: string; retryAfterMs: undefined };
 

@@ -1,7 +1,7 @@
 import { addUsage, emptyUsage, promptTokens, type UsageReport, type UsageTotals } from './usage.js';
 
 /** USD per million tokens. cacheWrite is the 5-minute write, the only TTL the product asks for. */
-export interface ModelPrice {
+interface ModelPrice {
   inputPerMTok: number;
   outputPerMTok: number;
   cacheWritePerMTok: number;

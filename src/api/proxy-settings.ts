@@ -1,9 +1,9 @@
 // Which proxy, if any, a request to a URL goes through, read from the environment as curl reads it.
 import { bypassesProxy } from './no-proxy.js';
 
-export type Env = Readonly<Record<string, string | undefined>>;
+type Env = Readonly<Record<string, string | undefined>>;
 
-export type ProxyChoice =
+type ProxyChoice =
   | { kind: 'direct' }
   | { kind: 'proxy'; url: URL; variable: string }
   | { kind: 'invalid'; variable: string; problem: string };
@@ -33,7 +33,7 @@ export function proxyFor(target: URL, env: Env): ProxyChoice {
 }
 
 /** A proxy URL as curl takes it: no scheme means http://; only HTTP(S) proxies are supported. */
-export function parseProxyUrl(variable: string, value: string): ProxyChoice {
+function parseProxyUrl(variable: string, value: string): ProxyChoice {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
   let url: URL;
   try {

@@ -21,7 +21,7 @@ function checked(name: string, value: string, originOf: (name: string) => string
 }
 
 /** What makes a credential unsendable, as the end of a sentence; undefined when it can be sent. */
-export function credentialProblem(value: string): string | undefined {
+function credentialProblem(value: string): string | undefined {
   if (/…|\.\.\.|^<.*>$/.test(value)) {
     return 'is a placeholder, not a key (it holds an ellipsis or angle brackets): paste the whole key.';
   }

@@ -4,7 +4,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { UsageError } from '../outcome.js';
 
-export type DotenvText = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'refused'; reason: string };
+type DotenvText = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'refused'; reason: string };
 
 export function readDotenvFile(path: string, trusted: boolean): DotenvText {
   try {

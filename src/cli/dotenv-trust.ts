@@ -13,7 +13,7 @@ const CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
 /** Settings that decide where the credential is sent, and what goes with it. */
 const ROUTING = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_CUSTOM_HEADERS', ...PROXY_VARIABLES];
 
-export interface LoadedDotenv {
+interface LoadedDotenv {
   /** The real environment, with what the file was allowed to fill in. */
   env: Variables;
   /** The file each variable it set came from. */

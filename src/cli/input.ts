@@ -4,9 +4,9 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../outcome.js';
 
 /** How long piped stdin may stay silent, when prompt words are given, before the run goes on without it. */
-export const STDIN_GRACE_MS = 3_000;
+const STDIN_GRACE_MS = 3_000;
 
-export interface PromptSources {
+interface PromptSources {
   words: string[];
   promptFile: string | undefined;
   readStdin: boolean;

@@ -7,7 +7,7 @@ import { helpEpilogue } from './help-text.js';
  * The command line: usage, the flags in groups, then examples, environment and exit codes. A flag is one line in its
  * group; defaults come from defaults.ts, which the configuration reads too.
  */
-export function buildProgram(version: string): Command {
+function buildProgram(version: string): Command {
   const program = new Command('agent')
     .description('A one-shot coding agent: gives a model a bash tool and runs it until the task is done.')
     .usage('[options] [--] <prompt...>')

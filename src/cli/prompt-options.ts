@@ -13,7 +13,7 @@ export interface RawPromptOptions {
   projectInstructions?: boolean;
 }
 
-export interface PromptOptions {
+interface PromptOptions {
   systemPrompt: string | undefined;
   appendSystemPrompt: string | undefined;
   instructions: ProjectInstructions;

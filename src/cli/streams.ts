@@ -1,7 +1,7 @@
 import { fstatSync } from 'node:fs';
 
 /** Why stdout could not be written: its reader went away (EPIPE), or anything else (a full disk, an I/O error). */
-export type StdoutFailure = { kind: 'broken_pipe' } | { kind: 'write_error'; message: string };
+type StdoutFailure = { kind: 'broken_pipe' } | { kind: 'write_error'; message: string };
 
 export interface Stdout {
   /** Writes; never throws. After a failure, writes are dropped. */

@@ -3,7 +3,7 @@ import { EFFORTS, type Effort, type ModelPlan, type ThinkingParam } from '../api
 import { UsageError } from '../outcome.js';
 
 /** The API's floor for a thinking budget. */
-export const MIN_THINKING_BUDGET = 1_024;
+const MIN_THINKING_BUDGET = 1_024;
 /** max_tokens with thinking on for a model whose output limit is not known. */
 const THINKING_MAX_TOKENS = 64_000;
 

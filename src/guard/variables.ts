@@ -10,7 +10,7 @@ export interface VariableValue {
   readonly emptyVariable?: string;
 }
 
-export type Lookup =
+type Lookup =
   | { readonly kind: 'value'; readonly value: VariableValue }
   | { readonly kind: 'unset' }
   | { readonly kind: 'unknown' };

@@ -12,7 +12,7 @@ import type { GuardWord } from './words.js';
 import { commandName, findExecs, isEval, shellInput, unwrap } from './wrappers.js';
 
 /** Scripts inside scripts (`bash -c "eval '...'"`) are followed this deep, then blocked. */
-export const MAX_NESTING_DEPTH = 4;
+const MAX_NESTING_DEPTH = 4;
 
 export interface Invocation {
   readonly kind: 'invocation';
@@ -22,14 +22,14 @@ export interface Invocation {
   readonly runsScriptOnly: boolean;
 }
 
-export interface RedirectFinding {
+interface RedirectFinding {
   readonly kind: 'redirect';
   readonly operator: string;
   readonly target: GuardWord;
   readonly text: string;
 }
 
-export interface FunctionFinding {
+interface FunctionFinding {
   readonly kind: 'function';
   readonly name: string;
   /** The body calls the function itself inside a pipeline or in the background. */

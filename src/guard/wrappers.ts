@@ -56,7 +56,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 const SHELLS: readonly string[] = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash'];
 const SHELL_VALUE_OPTIONS: readonly string[] = ['-o', '+o', '-O', '+O', '--rcfile', '--init-file'];
 
-export interface Unwrapped {
+interface Unwrapped {
   /** The command the wrapper runs, or null when it runs none. */
   readonly inner: readonly GuardWord[] | null;
   /** Command lines the wrapper hands to a shell. */
@@ -136,7 +136,7 @@ function readOption(words: readonly GuardWord[], index: number, spec: WrapperSpe
   return { next: index + 1, stop: false };
 }
 
-export type ShellInput =
+type ShellInput =
   | { readonly kind: 'script'; readonly script: string }
   | { readonly kind: 'stdin' }
   | { readonly kind: 'file' }

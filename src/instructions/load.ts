@@ -4,7 +4,7 @@ import { readInstructionsFile } from './read-one.js';
 import { directoriesDown, findWorkTreeRoot } from './root.js';
 
 /** At most this many bytes of instructions text in all. */
-export const INSTRUCTIONS_CAP_BYTES = 32 * 1024;
+const INSTRUCTIONS_CAP_BYTES = 32 * 1024;
 const FILE_NAMES = ['AGENTS.md', 'CLAUDE.md'] as const;
 
 export interface ProjectInstructions {

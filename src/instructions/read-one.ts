@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, real
 import type { Stats } from 'node:fs';
 import { isInside } from './root.js';
 
-export type ReadOutcome =
+type ReadOutcome =
   | { kind: 'read'; text: string; cut: boolean; leftOutBytes: number }
   | { kind: 'empty' }
   | { kind: 'refused'; reason: string };

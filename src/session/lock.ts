@@ -9,7 +9,7 @@ import { readOwnFile } from '../own-file.js';
  * file, holding its pid, for as long as it runs, so that two continuations cannot both start. A writer whose process
  * is gone (a run killed with -9) no longer counts, and a lock it left is taken over.
  */
-export type Lock = { ok: true; release: () => void } | { ok: false; pid: number };
+type Lock = { ok: true; release: () => void } | { ok: false; pid: number };
 
 export function lockFile(dir: string, id: string): string {
   return join(dir, `${id}.lock`);
@@ -74,7 +74,7 @@ function removeQuietly(path: string): void {
 }
 
 /** The lock of one session as a continuation uses it. */
-export interface SessionLock {
+interface SessionLock {
   /**
    * Refuses (a UsageError) while another live run writes the session: one holding its lock, or `writerPid`, the run
    * that last started writing the file and has not written its result. Holds the lock from here on when `take`.

@@ -12,7 +12,7 @@ import { SessionLog, type SessionFileSpec } from './writer.js';
 
 export type { SessionOptions };
 
-export interface SessionSetup {
+interface SessionSetup {
   options: SessionOptions;
   cwd: string;
   model: string;

@@ -4,7 +4,7 @@ export const INTERRUPTED_RESULT =
   'Interrupted: the previous run stopped before this command finished, so its result is unknown (it may have run in part, ' +
   'or not at all). Check the state it would have changed before relying on it.';
 
-export function notRunResult(endedBy: string): string {
+function notRunResult(endedBy: string): string {
   return `Not run: the previous run ended (${endedBy}) before this command started.`;
 }
 

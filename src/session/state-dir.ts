@@ -8,7 +8,7 @@
 import { accessSync, constants, existsSync, lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-export interface StateDir {
+interface StateDir {
   /** Where sessions are saved; undefined when they cannot be (or need not be). */
   sessions: string | undefined;
   /** Where the records of running runs go; undefined when that room cannot be trusted. */

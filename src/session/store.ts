@@ -5,7 +5,7 @@ import { isAbsolute, join } from 'node:path';
 import type { HeaderRecord } from './records.js';
 
 /** Sessions not written to for this long are removed. */
-export const SESSION_MAX_AGE_DAYS = 30;
+const SESSION_MAX_AGE_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Pruning looks at the directory at most this often; in between, start-up pays one stat. */
 const PRUNE_EVERY_MS = DAY_MS;
@@ -77,7 +77,7 @@ async function removeOld(dir: string, isLive: (id: string) => boolean, now: numb
 }
 
 /** The session files of the directory, most recently written first. */
-export function sessionsByRecency(dir: string): string[] {
+function sessionsByRecency(dir: string): string[] {
   let names: string[];
   try {
     names = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
@@ -101,7 +101,7 @@ export function latestSessionIn(dir: string, cwd: string): string | undefined {
 }
 
 /** The header record of a session file, or undefined when the file does not start with one. */
-export function readHeader(path: string): HeaderRecord | undefined {
+function readHeader(path: string): HeaderRecord | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');

@@ -1,7 +1,7 @@
 import { WRAP_KEY } from './api-schema.js';
 import { parseJson } from './json-text.js';
 
-export type Extracted =
+type Extracted =
   | { ok: true; value: unknown; /** Where the value sat in the reply, for messages: '' or '/value'. */ at: string }
   /** `missing`: the reply holds no attempt at a JSON value at all (prose, or nothing). */
   | { ok: false; missing: boolean; problem: string };

@@ -6,7 +6,7 @@ type SchemaObject = Record<string, unknown>;
 /** The key a non-object answer is wrapped under: the API takes only objects as the answer's top level. */
 export const WRAP_KEY = 'value';
 
-export interface ApiSchema {
+interface ApiSchema {
   /** Whether the answer travels as `{"value": …}`. */
   wrapped: boolean;
   /** The schema the model is shown: the user's, wrapped when its top level is not an object. */

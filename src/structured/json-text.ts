@@ -1,5 +1,5 @@
 /** JSON.parse with failures as values that say where the text went wrong, by line and column. */
-export type ParsedJson = { ok: true; value: unknown } | { ok: false; problem: string };
+type ParsedJson = { ok: true; value: unknown } | { ok: false; problem: string };
 
 export function parseJson(text: string): ParsedJson {
   try {

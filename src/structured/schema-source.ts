@@ -7,7 +7,7 @@ import { parseJson } from './json-text.js';
  * The schema goes into every request (the system prompt, and the API's output format), so one this large would already
  * take tens of thousands of tokens a call; a larger file is a mistake (the wrong path, a data file).
  */
-export const MAX_SCHEMA_BYTES = 256 * 1024;
+const MAX_SCHEMA_BYTES = 256 * 1024;
 
 export type JsonSchema = Record<string, unknown> | boolean;
 

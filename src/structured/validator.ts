@@ -5,7 +5,7 @@ import { UsageError } from '../outcome.js';
 import type { SchemaSource } from './schema-source.js';
 
 /** The problems of a value against the schema, one line each, empty when it is valid; `at` prefixes the paths named. */
-export type CheckAnswer = (value: unknown, at?: string) => string[];
+type CheckAnswer = (value: unknown, at?: string) => string[];
 
 const MAX_PROBLEMS = 12;
 const DIALECTS = {

@@ -4,7 +4,7 @@ import type { Tool, ToolOutcome } from './index.js';
 
 export type GuardCheck = (command: string) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
 
-export interface BashToolDeps {
+interface BashToolDeps {
   shell: Shell;
   guard: GuardCheck;
   maxTimeoutSec: number;

@@ -11,7 +11,7 @@ export interface Tool {
   run(input: Record<string, unknown>, toolUseId: string, signal: AbortSignal): Promise<ToolOutcome>;
 }
 
-export interface Toolbox {
+interface Toolbox {
   specs: Anthropic.Tool[];
   run(block: Anthropic.ToolUseBlock, signal: AbortSignal): Promise<Anthropic.ToolResultBlockParam>;
 }
