@@ -1,10 +1,8 @@
-/**
- * Light stand-ins for the fetch API's Headers and Response. Node defines those globals lazily, and the first use of
- * one loads its whole fetch implementation (undici): about 20 ms on Node 20 and 30 ms on Node 24, on every run of a
- * program whose requests go over node:http anyway. The bundle points the SDK's references to these globals at the
- * classes here (esbuild's `inject`, scripts/fetch-globals.mjs). They behave as the fetch standard says for what the
- * SDK and our own fetch use; test/light-fetch-types.test.ts holds them against Node's own.
- */
+// Light stand-ins for the fetch API's Headers and Response. Node defines those globals lazily, and the first use of
+// one loads its whole fetch implementation (undici): about 20 ms on Node 20 and 30 ms on Node 24, on every run of a
+// program whose requests go over node:http anyway. The bundle points the SDK's references to these globals at the
+// classes here (esbuild's `inject`, scripts/fetch-globals.mjs). They behave as the fetch standard says for what the
+// SDK and our own fetch use; test/light-fetch-types.test.ts holds them against Node's own.
 
 type HeaderPairs = Iterable<readonly [string, string]>;
 type LightHeadersInit = HeaderPairs | Record<string, string | undefined> | null | undefined;

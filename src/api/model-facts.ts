@@ -1,7 +1,5 @@
-/**
- * What the product knows of each model beyond its price: how it takes thinking, and how many tokens it may write.
- * Ids match exactly or through their alias (a dated snapshot), as the price table does.
- */
+// What the product knows of each model beyond its price: how it takes thinking, and how many tokens it may write.
+// Ids match exactly or through their alias (a dated snapshot), as the price table does.
 
 /** `adaptive`: `thinking: {type: "adaptive"}`, with output_config.effort; `budget`: `{type: "enabled", budget_tokens}`. */
 type ThinkingStyle = 'adaptive' | 'budget';

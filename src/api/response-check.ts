@@ -1,10 +1,8 @@
-/**
- * Wraps the SDK's fetch with two checks the SDK does not make. A 200 whose body is not an event stream (a captive
- * portal's page, a proxy's error page, a wrong ANTHROPIC_BASE_URL) would otherwise read as a stream that "ended
- * without sending any chunks" and be retried; it is not transient, so it fails at once with what came back. And
- * every chunk of the body counts as a sign of life for the stall watch, `ping` events included, which the SDK
- * drops before any event we could listen to.
- */
+// Wraps the SDK's fetch with two checks the SDK does not make. A 200 whose body is not an event stream (a captive
+// portal's page, a proxy's error page, a wrong ANTHROPIC_BASE_URL) would otherwise read as a stream that "ended
+// without sending any chunks" and be retried; it is not transient, so it fails at once with what came back. And
+// every chunk of the body counts as a sign of life for the stall watch, `ping` events included, which the SDK
+// drops before any event we could listen to.
 import { LightHeaders, LightResponse } from './light-fetch-types.js';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

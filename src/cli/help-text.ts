@@ -1,4 +1,4 @@
-/** The part of `--help` after the options. Each list is one entry a line: add a line to add an entry. */
+// The part of `--help` after the options. Each list is one entry a line: add a line to add an entry.
 
 const EXAMPLES: Array<[command: string, comment: string]> = [
   ['agent "What is the current git branch?"', 'ask; the answer goes to stdout'],

@@ -1,10 +1,8 @@
-/**
- * The state directory (`$XDG_STATE_HOME/agent`) and its two rooms: `sessions/` and `running/` (the records of live
- * runs). What is in it steers the agent (a record names processes to kill and a directory to remove), so it is used
- * only when it is the user's own: a real directory, not a link, owned by this user, that no one else can write to.
- * Each room is checked the same way. Missing directories are made one level at a time, mode 0700, so that a failure
- * names its real cause (a recursive mkdir on a read-only file system reports ENOENT).
- */
+// The state directory (`$XDG_STATE_HOME/agent`) and its two rooms: `sessions/` and `running/` (the records of live
+// runs). What is in it steers the agent (a record names processes to kill and a directory to remove), so it is used
+// only when it is the user's own: a real directory, not a link, owned by this user, that no one else can write to.
+// Each room is checked the same way. Missing directories are made one level at a time, mode 0700, so that a failure
+// names its real cause (a recursive mkdir on a read-only file system reports ENOENT).
 import { accessSync, constants, existsSync, lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
