@@ -1,6 +1,5 @@
 import type { GuardPolicy } from './guard/judge.js';
 import type { ProjectInstructions } from './instructions/load.js';
-import type { ModelPlan } from './api/thinking.js';
 
 // The settings of a run. The command line builds a Config from flags, environment and dotenv file
 // (src/cli/config.ts); everything else only reads one, and never the process's environment itself.
@@ -114,4 +113,16 @@ export interface Config {
   jsonSchema: string | undefined;
   session: SessionOptions;
   budget: RunBudget;
+}
+
+export type Effort = 'low' | 'medium' | 'high' | 'max';
+
+export type ThinkingParam = { type: 'adaptive' } | { type: 'enabled'; budget_tokens: number };
+
+/** How one model is asked: its id, max_tokens, and the thinking settings it takes. */
+export interface ModelPlan {
+  model: string;
+  maxTokens: number;
+  thinking: ThinkingParam | undefined;
+  effort: Effort | undefined;
 }

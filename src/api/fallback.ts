@@ -1,6 +1,6 @@
 import type { ModelFailure } from './failure.js';
 import type { FailureClass } from './retry.js';
-import type { ModelPlan } from './thinking.js';
+import type { ModelPlan } from '../config.js';
 
 type ApiFailure = Extract<ModelFailure, { kind: 'api' }>;
 export type SwitchReason = 'overloaded' | 'not_found';

@@ -1,18 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { Effort, ModelPlan } from '../config.js';
 import type { ModelFailure } from './failure.js';
 
-export const EFFORTS = ['low', 'medium', 'high', 'max'] as const;
-export type Effort = (typeof EFFORTS)[number];
 
-export type ThinkingParam = { type: 'adaptive' } | { type: 'enabled'; budget_tokens: number };
-
-/** How one model is asked: its id, max_tokens, and the thinking settings it takes. */
-export interface ModelPlan {
-  model: string;
-  maxTokens: number;
-  thinking: ThinkingParam | undefined;
-  effort: Effort | undefined;
-}
+export const EFFORTS = ['low', 'medium', 'high', 'max'] as const satisfies readonly Effort[];
 
 type ApiFailure = Extract<ModelFailure, { kind: 'api' }>;
 

@@ -1,5 +1,6 @@
 import { maxOutputTokensOf, thinkingStyleOf } from '../api/model-facts.js';
-import { EFFORTS, type Effort, type ModelPlan, type ThinkingParam } from '../api/thinking.js';
+import { EFFORTS } from '../api/thinking.js';
+import type { Effort, ModelPlan, ThinkingParam } from '../config.js';
 import { UsageError } from '../outcome.js';
 
 /** The API's floor for a thinking budget. */
