@@ -8,6 +8,7 @@ export type RunEvent =
   | { type: 'thinking_delta'; text: string; block: number }
   | { type: 'response'; turn: number; message: Anthropic.Message }
   | { type: 'tool_start'; id: string; command: string }
+  /** A command's output as it arrives, already cleaned of control characters and masked where it is captured. */
   | { type: 'tool_output'; id: string; text: string }
   | {
       type: 'tool_end';

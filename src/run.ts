@@ -10,7 +10,7 @@ import { createModelCall, type ModelStats } from './api/model.js';
 import { agentLoop, type LoopEnd } from './loop.js';
 import { UsageError, type Outcome } from './outcome.js';
 import type { RunReport } from './result.js';
-import { prepareSecrets } from './secrets.js';
+import type { RunSecrets } from './secrets.js';
 import { Shell } from './shell/exec.js';
 import { RUN_DIR_PREFIX, sweepDeadRuns } from './shell/mark-registry.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -38,6 +38,8 @@ export interface RunInput {
   session: { describe(shape: { system: string; tools: Anthropic.Tool[] }): void };
   /** Where the run records itself while it lives (the state directory's `running`), or undefined for nowhere. */
   runRecords: string | undefined;
+  /** What the commands may see, and the redactor that the tool results pass through on their way to the model. */
+  secrets: RunSecrets;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), RUN_DIR_PREFIX)));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
-  const shell = await openShell(config, runDir, input.runRecords, emit);
+  const shell = await openShell(config, input.secrets, runDir, input.runRecords, emit);
   input.registerCleanup(() => shell.killAll());
 
   let commands = 0;
@@ -68,7 +70,7 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
       defaultTimeoutSec: config.timeoutSec,
       emit: countingEmit,
     }),
-  ]);
+  ], input.secrets.redactor.plain);
   const stats: ModelStats = { usage: emptyUsage(), apiMs: 0, costUsd: priceFor(config.model) ? 0 : undefined, model: config.model };
   const system = buildSystemPrompt({
     cwd: config.cwd,
@@ -105,9 +107,14 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
 }
 
 /** The run's shell: under the sandbox when asked, with secrets withheld and masked, its marks registered. */
-async function openShell(config: Config, runDir: string, runRecords: string | undefined, emit: EventSink): Promise<Shell> {
+async function openShell(
+  config: Config,
+  secrets: RunSecrets,
+  runDir: string,
+  runRecords: string | undefined,
+  emit: EventSink,
+): Promise<Shell> {
   const wrap = config.sandbox ? await sandboxWrapper(config, runDir, emit) : undefined;
-  const secrets = prepareSecrets(config);
   emit({ type: 'notice', message: secrets.notice });
   // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
   if (runRecords) sweepDeadRuns(runRecords, dirname(runDir));

@@ -2,12 +2,15 @@ import type { Config } from './config.js';
 import { compileGlob } from './glob.js';
 import { MIN_SECRET_LENGTH, secretPatterns, SecretMasker, type SecretValue, type TextFilter } from './shell/secret-mask.js';
 import { splitEnvironment, type PassEnv } from './shell/shell-env.js';
+import { createRedactor, type Redactor } from './sinks/redactor.js';
 
 /** What a run needs to keep secrets away from the model: which variables pass, and a mask for the output. */
 export interface RunSecrets {
   passEnv: PassEnv;
   /** Undefined when there is nothing long enough to mask. */
   createMask: (() => TextFilter) | undefined;
+  /** What every sink passes its text through: the model's tool results, stderr, stdout, the session, the transcript. */
+  redactor: Redactor;
   /** For `-v`: the names withheld, never the values. */
   notice: string;
 }
@@ -24,6 +27,7 @@ export function prepareSecrets(config: Config): RunSecrets {
   return {
     passEnv,
     createMask: patterns.length === 0 ? undefined : () => new SecretMasker(patterns),
+    redactor: createRedactor(patterns),
     notice: describeWithheld(withheld.map((variable) => variable.name), withheld.filter(isShort).map((variable) => variable.name)),
   };
 }

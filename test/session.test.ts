@@ -10,6 +10,7 @@ import { INTERRUPTED_RESULT, repairConversation } from '../src/session/repair.js
 import { newSessionId } from '../src/session/session-id.js';
 import { latestSessionIn, pruneSessions, sessionFile, sessionsDir } from '../src/session/store.js';
 import { SessionLog, type SessionFileSpec } from '../src/session/writer.js';
+import { createRedactor } from '../src/sinks/redactor.js';
 import type { ResultObject } from '../src/result.js';
 
 const dirs: string[] = [];
@@ -40,6 +41,7 @@ function logInto(path: string, conversation: Anthropic.MessageParam[], extra: Pa
     conversation,
     historyLength: 0,
     files: [{ path, kind: 'new', from: 'conversation', ...extra }],
+    redactor: createRedactor([]),
   });
   log.describe({ system: 'the system prompt', tools: [] });
   return log;

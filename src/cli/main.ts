@@ -7,6 +7,8 @@ import { stoppedOutcome, UsageError, type Outcome } from '../outcome.js';
 import type { RunReport } from '../result.js';
 import { openSession, type Session } from '../session/open.js';
 import type { Config, Variables } from '../config.js';
+import { prepareSecrets, type RunSecrets } from '../secrets.js';
+import { createRedactor, type Redactor } from '../sinks/redactor.js';
 import { resolveConfig, type RawOptions } from './config.js';
 import { processEnvironment } from './environment.js';
 import type { Ending } from './exit-code.js';
@@ -45,8 +47,8 @@ export async function main(argv: string[], earlySignals: NodeJS.Signals[] = []):
   } catch (error) {
     // A bug, not a usage or API problem: say so plainly; the stack only on request.
     const debug = env.AGENT_DEBUG || argv.includes('--verbose') || argv.includes('-v');
-    tellFailure(`internal error: ${(error as Error)?.message ?? String(error)}`);
-    if (debug && error instanceof Error && error.stack) writeStderr(`${error.stack}\n`);
+    tellFailure(`internal error: ${plainOnly.plain((error as Error)?.message ?? String(error))}`);
+    if (debug && error instanceof Error && error.stack) writeStderr(`${plainOnly.plain(error.stack)}\n`);
     ending = { kind: 'internal_error' };
   }
   exitWith(ending);
@@ -54,7 +56,10 @@ export async function main(argv: string[], earlySignals: NodeJS.Signals[] = []):
 
 async function runCommand(argv: string[], env: Variables, controller: AbortController, cleanups: Array<() => void>, stdout: Stdout): Promise<Ending> {
   const startedAt = performance.now();
-  const failUsage = (error: unknown, format: string | undefined, tell = true) => usageFailure(error, { format, startedAt, stdout, tell });
+  // Until the configuration names the secrets, messages are only cleaned of control characters.
+  let redactor = plainOnly;
+  const failUsage = (error: unknown, format: string | undefined, tell = true) =>
+    usageFailure(error, { format, startedAt, stdout, tell, redactor });
 
   const parsed = parseArguments(argv, VERSION);
   if (parsed instanceof CommanderError) {
@@ -65,26 +70,31 @@ async function runCommand(argv: string[], env: Variables, controller: AbortContr
   const { words, raw } = parsed;
 
   let config: Config;
+  let secrets: RunSecrets;
   let session: Session;
   const messages: Anthropic.MessageParam[] = [];
   try {
     config = resolveConfig(raw, env);
+    secrets = prepareSecrets(config);
+    redactor = secrets.redactor;
     const { session: options, cwd, model, transcriptPath } = config;
-    session = openSession({ options, cwd, model, transcriptPath, agentVersion: VERSION, conversation: messages });
+    const conversation = messages;
+    session = openSession({ options, cwd, model, transcriptPath, agentVersion: VERSION, conversation, redactor });
   } catch (error) {
     return failUsage(error, raw.outputFormat);
   }
   const disarmDeadline = armDeadline(controller, config.budget, startedAt);
   cleanups.push(session.release);
   const { openOutput } = await import('./output.js');
-  const output = await openOutput(config, stdout, session, (cleanup) => cleanups.push(cleanup));
+  const output = await openOutput(config, stdout, session, (cleanup) => cleanups.push(cleanup), redactor);
   session.log.warn = (message) => output.emit({ type: 'warning', message });
   for (const message of [...config.warnings, ...session.notes]) output.emit({ type: 'warning', message });
   output.emit({ type: 'notice', message: config.instructions.summary });
 
   let report: RunReport;
   try {
-    report = await run({ config, raw, words, messages, session, emit: output.emit, controller, cleanups, startedAt });
+    const emit = output.emit;
+    report = await run({ config, raw, words, messages, session, secrets, emit, controller, cleanups, startedAt });
   } catch (error) {
     session.log.close();
     session.release();
@@ -103,6 +113,7 @@ interface RunSetup {
   words: string[];
   messages: Anthropic.MessageParam[];
   session: Session;
+  secrets: RunSecrets;
   emit: EventSink;
   controller: AbortController;
   cleanups: Array<() => void>;
@@ -110,7 +121,8 @@ interface RunSetup {
 }
 
 /** Reads the prompt and runs the agent; a UsageError thrown here is reported by the caller. */
-async function run({ config, raw, words, messages, session, emit, controller, cleanups, startedAt }: RunSetup): Promise<RunReport> {
+async function run(setup: RunSetup): Promise<RunReport> {
+  const { config, raw, words, messages, session, secrets, emit, controller, cleanups, startedAt } = setup;
   // Checked before the prompt is read, so a bad schema fails at once; the validator loads only with the flag.
   const structured = config.jsonSchema === undefined ? undefined : (await import('../structured/index.js')).prepareStructuredAnswer(config.jsonSchema, emit);
   // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
@@ -138,6 +150,7 @@ async function run({ config, raw, words, messages, session, emit, controller, cl
     structured,
     session: { describe: (shape) => session.log.describe(shape) },
     runRecords: session.runRecords,
+    secrets,
   });
 }
 
@@ -166,15 +179,18 @@ interface UsageFailure {
   stdout: Stdout;
   /** False when commander has already said what is wrong. */
   tell: boolean;
+  redactor: Redactor;
 }
 
 /** A run that never started: its result object has no session id, since there is no session to resume. */
-async function usageFailure(error: unknown, { format, startedAt, stdout, tell }: UsageFailure): Promise<Ending> {
+async function usageFailure(error: unknown, { format, startedAt, stdout, tell, redactor }: UsageFailure): Promise<Ending> {
   if (!(error instanceof UsageError)) throw error;
-  if (tell) tellFailure(error.message);
+  if (tell) tellFailure(redactor.plain(error.message));
   const outcome: Outcome = { kind: 'usage', stopReason: null, finalText: '', message: error.message };
   if (format === 'json' || format === 'stream-json') {
-    await stdout.flush(resultLine(resultObject(reportBeforeRun(outcome, '', startedAt), undefined)));
+    await stdout.flush(resultLine(resultObject(reportBeforeRun(outcome, '', startedAt), undefined), redactor));
   }
   return outcome;
 }
+
+const plainOnly = createRedactor([]);

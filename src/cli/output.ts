@@ -2,6 +2,7 @@ import { fanOut, type EventSink } from '../events.js';
 import type { ResultObject, RunReport } from '../result.js';
 import type { Session } from '../session/open.js';
 import type { Config } from '../config.js';
+import type { Redactor } from '../sinks/redactor.js';
 import type { Ending } from './exit-code.js';
 import { tellFailure } from './exit.js';
 import { createHumanRenderer, type HumanRenderer } from './render/human.js';
@@ -19,13 +20,14 @@ const FALLBACK_COLUMNS = 80;
 
 /**
  * Where a run's events go: people's view on stderr, stream-json lines on stdout, the session file (and transcript). The result itself is
- * written by finish(), which also says what went wrong with stdout.
+ * written by finish(), which also says what went wrong with stdout. Each passes what it writes through the redactor.
  */
 export async function openOutput(
   config: Config,
   stdout: Stdout,
   session: Pick<Session, 'id' | 'log'>,
   registerCleanup: (cleanup: () => void) => void,
+  redactor: Redactor,
 ): Promise<Output> {
   const stderr = process.stderr;
   const terminal = Boolean(stderr.isTTY);
@@ -45,43 +47,54 @@ export async function openOutput(
     columns,
     holdText: sameDestination,
     prettyAnswer: terminal,
+    redactor,
     ...(spinner ? { spinner } : {}),
   });
   const sinks: EventSink[] = [human.onEvent];
   if (config.outputFormat === 'stream-json') {
-    sinks.push(createStreamJsonRenderer(stdout.write, {
+    const init = {
       session_id: session.id,
       model: config.model,
       cwd: config.cwd,
       tools: ['bash'],
       instructions_files: config.instructions.files,
-    }));
+    };
+    sinks.push(createStreamJsonRenderer(stdout.write, init, redactor));
   }
   sinks.push(session.log.onEvent);
   return {
     emit: fanOut(...sinks),
-    finish: (report, result) => finish(report, result, { config, stdout, human, answerOnScreen: sameDestination && terminal }),
+    finish: (report, result) => {
+      const answerOnScreen = sameDestination && terminal;
+      return finish(report, result, { config, stdout, human, redactor, answerOnScreen });
+    },
   };
+}
+
+interface Finishing {
+  config: Config;
+  stdout: Stdout;
+  human: HumanRenderer;
+  answerOnScreen: boolean;
+  redactor: Redactor;
 }
 
 const BROKEN_PIPE: Ending = { kind: 'interrupted', signal: 'EPIPE' };
 
-async function finish(
-  { outcome }: RunReport,
-  result: ResultObject,
-  { config, stdout, human, answerOnScreen }: { config: Config; stdout: Stdout; human: HumanRenderer; answerOnScreen: boolean },
-): Promise<Ending> {
+async function finish({ outcome }: RunReport, result: ResultObject, finishing: Finishing): Promise<Ending> {
+  const { config, stdout, human, answerOnScreen, redactor } = finishing;
   human.end();
   // Stopped because stdout's reader went away: silently, as a program killed by SIGPIPE would be.
   if (stdout.failure()?.kind === 'broken_pipe' || outcome.signal === 'EPIPE') return BROKEN_PIPE;
-  if (outcome.message) tellFailure(outcome.message);
-  const text = config.outputFormat === 'text' ? (result.is_error ? '' : `${textAnswer(result)}\n`) : resultLine(result);
+  if (outcome.message) tellFailure(redactor.plain(outcome.message));
+  const answer = result.is_error ? '' : `${textAnswer(result, redactor)}\n`;
+  const text = config.outputFormat === 'text' ? answer : resultLine(result, redactor);
   if (text !== '' && answerOnScreen && config.outputFormat !== 'stream-json') human.beforeAnswer();
   await stdout.flush(text);
   const failure = stdout.failure();
   if (failure?.kind === 'broken_pipe') return BROKEN_PIPE;
   if (failure) {
-    tellFailure(`cannot write the result to stdout: ${failure.message}`);
+    tellFailure(`cannot write the result to stdout: ${redactor.plain(failure.message)}`);
     return { kind: 'result_unwritable' };
   }
   human.summary(result);

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import type { RawOptions } from './config.js';
 import { DEFAULTS, OUTPUT_FORMATS } from './defaults.js';
 import { helpEpilogue } from './help-text.js';
+import { cleanString } from '../shell/clean-output.js';
 
 /**
  * The command line: usage, the flags in groups, then examples, environment and exit codes. A flag is one line in its
@@ -63,7 +64,7 @@ function buildProgram(version: string): Command {
     .addHelpText('after', () => helpEpilogue())
     .showHelpAfterError('(run agent --help for usage)')
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(`agent: ${text.replace(/^error: /, '')}`) });
+    .configureOutput({ outputError: (text, write) => write(`agent: ${cleanString(text.replace(/^error: /, ''))}`) });
 }
 
 function addSessionAndConfigurationOptions(program: Command): void {

@@ -9,6 +9,7 @@ import { newSessionId } from './session-id.js';
 import { openStateDir } from './state-dir.js';
 import { pruneSessions, sessionFile } from './store.js';
 import { SessionLog, type SessionFileSpec } from './writer.js';
+import type { Redactor } from '../sinks/redactor.js';
 
 export type { SessionOptions };
 
@@ -20,6 +21,8 @@ interface SessionSetup {
   agentVersion: string;
   /** The run's conversation: filled with the saved one when the run continues a session. */
   conversation: Anthropic.MessageParam[];
+  /** What every record passes through on its way into the files. */
+  redactor: Redactor;
 }
 
 export interface Session {
@@ -68,6 +71,7 @@ export function openSession(setup: SessionSetup): Session {
     conversation,
     historyLength: conversation.length,
     files,
+    redactor: setup.redactor,
   });
   if (resumed?.repaired.pendingResults) conversation.push(resumed.repaired.pendingResults);
   return { id, log, notes, release: () => lock.release(), runRecords: state.running };

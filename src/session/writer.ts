@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RunEvent } from '../events.js';
 import type { ResultObject } from '../result.js';
+import type { Redactor } from '../sinks/redactor.js';
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type RequestShapeFacts, type UnstampedRecord } from './records.js';
 
 /** One file the session is written to. */
@@ -28,6 +29,8 @@ export interface SessionLogSetup {
   conversation: Anthropic.MessageParam[];
   historyLength: number;
   files: SessionFileSpec[];
+  /** Every record passes through it: the files never hold a secret's value or a raw control character. */
+  redactor: Redactor;
 }
 
 interface FileState {
@@ -62,7 +65,8 @@ export class SessionLog {
     this.files = setup.files.map((spec) => ({ spec, fd: spec.fd, started: false, dropped: false }));
     this.written = setup.historyLength;
     const needsHistory = setup.files.some((file) => file.kind === 'new');
-    this.history = needsHistory ? setup.conversation.slice(0, setup.historyLength).map((message) => JSON.stringify(message)) : [];
+    const saved = needsHistory ? setup.conversation.slice(0, setup.historyLength) : [];
+    this.history = saved.map((message) => setup.redactor.json(message));
     this.backlog = this.files.length > 0 ? [] : undefined;
   }
 
@@ -136,7 +140,7 @@ export class SessionLog {
 
   private write(record: UnstampedRecord): void {
     const ts = new Date().toISOString();
-    const line = stamp(record, ts);
+    const line = this.stamp(record, ts);
     this.backlog?.push(line);
     for (const file of this.files) {
       if (file.dropped) continue;
@@ -167,12 +171,18 @@ export class SessionLog {
     const facts = { session_id: sessionId, model, cwd, ...this.shape, agent_version: agentVersion, host: hostname(), pid: process.pid };
     const preamble =
       file.spec.kind === 'append'
-        ? [stamp({ type: 'resume', ...facts }, ts)]
+        ? [this.stamp({ type: 'resume', ...facts }, ts)]
         : [
-            stamp({ type: 'session', format: SESSION_FORMAT, version: SESSION_FORMAT_VERSION, ...(forkedFrom ? { forked_from: forkedFrom } : {}), ...facts }, ts),
+            this.stamp({ type: 'session', format: SESSION_FORMAT, version: SESSION_FORMAT_VERSION, ...(forkedFrom ? { forked_from: forkedFrom } : {}), ...facts }, ts),
             ...this.history.map((message) => `{"type":"message","ts":"${ts}","message":${message}}\n`),
           ];
     for (const line of [...preamble, ...(this.backlog ?? [])]) if (!this.put(file, line)) return;
+  }
+
+  /** The record as one line, its timestamp right after its type. */
+  private stamp(record: UnstampedRecord, ts: string): string {
+    const { type, ...rest } = record;
+    return `${this.setup.redactor.json({ type, ts, ...rest })}\n`;
   }
 
   private put(file: FileState, line: string): boolean {
@@ -192,12 +202,6 @@ export class SessionLog {
     file.dropped = true;
     this.warn(`cannot write ${file.spec.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the run goes on without it.`);
   }
-}
-
-/** The record as one line, its timestamp right after its type. */
-function stamp(record: UnstampedRecord, ts: string): string {
-  const { type, ...rest } = record;
-  return `${JSON.stringify({ type, ts, ...rest })}\n`;
 }
 
 function closeQuietly(fd: number): void {

@@ -42,6 +42,11 @@ export class OutputCleaner {
     return this.clean(this.decoder.decode(bytes, { stream: true }));
   }
 
+  /** Clean the next piece of text that is already decoded (the model's words, a message). */
+  pushText(text: string): string {
+    return this.clean(text);
+  }
+
   /** Flush at end of stream. */
   end(): string {
     let text = this.clean(this.decoder.decode());
@@ -162,6 +167,13 @@ export class OutputCleaner {
     this.state = 'text';
     return false;
   }
+}
+
+/** Clean a whole string that is already decoded; text without any control character is returned as it is. */
+export function cleanString(text: string): string {
+  if (!SPECIAL.test(text)) return text;
+  const cleaner = new OutputCleaner();
+  return cleaner.pushText(text) + cleaner.end();
 }
 
 /** Clean a whole string at once (tests, one-off text). */

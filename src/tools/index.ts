@@ -16,8 +16,11 @@ interface Toolbox {
   run(block: Anthropic.ToolUseBlock, signal: AbortSignal): Promise<Anthropic.ToolResultBlockParam>;
 }
 
-/** The tool registry: schemas for the request, and dispatch that turns every failure into an is_error result. */
-export function createToolbox(tools: Tool[]): Toolbox {
+/**
+ * The tool registry: schemas for the request, and dispatch that turns every failure into an is_error result. Every
+ * result is passed through `redact` on its way to the model, whatever part of it (output, notes, markers) it is.
+ */
+export function createToolbox(tools: Tool[], redact: (text: string) => string = (text) => text): Toolbox {
   const byName = new Map(tools.map((tool) => [tool.spec.name, tool]));
   const names = tools.map((tool) => tool.spec.name).join(', ');
   return {
@@ -31,11 +34,12 @@ export function createToolbox(tools: Tool[]): Toolbox {
           : !isRecord(block.input)
             ? { content: `The input of '${block.name}' must be a JSON object.`, isError: true }
             : await tool.run(block.input, block.id, signal);
+      const content = redact(outcome.content);
       return {
         type: 'tool_result',
         tool_use_id: block.id,
         // The API rejects empty and blank text, so a tool that printed nothing (or only blank lines) says so.
-        content: outcome.content.trim() === '' ? NO_OUTPUT : outcome.content,
+        content: content.trim() === '' ? NO_OUTPUT : content,
         ...(outcome.isError ? { is_error: true } : {}),
       };
     },

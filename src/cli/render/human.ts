@@ -1,5 +1,7 @@
 import type { RunEvent } from '../../events.js';
 import type { ResultObject } from '../../result.js';
+import type { TextFilter } from '../../shell/secret-mask.js';
+import type { Redactor } from '../../sinks/redactor.js';
 import { answerRule, commandStatus, oneLine, preview, summaryLine } from './format.js';
 import type { Spinner } from './spinner.js';
 import type { Style } from './style.js';
@@ -22,6 +24,8 @@ export interface HumanOptions {
   holdText: boolean;
   /** stderr is a terminal: an answer accepted against --json-schema is shown pretty-printed there. */
   prettyAnswer?: boolean;
+  /** Every text from outside (the model's, a command's, a message) passes through it before any styling is added. */
+  redactor: Redactor;
 }
 
 type ToolEnd = Extract<RunEvent, { type: 'tool_end' }>;
@@ -33,11 +37,14 @@ export function createHumanRenderer(options: HumanOptions): HumanRenderer {
 /**
  * stderr is for people: each command as `$ command` with a preview of its output, the model's narration, warnings.
  * On a terminal, the one line that may be redrawn is the spinner's, and it is only ever drawn at the start of an empty
- * line: text once written is never moved over or erased.
+ * line: text once written is never moved over or erased. Text from outside is shown plain and masked (see Redactor);
+ * the only escape sequences are the style's and the spinner's.
  */
 export class HumanRenderer {
   private heldText = '';
   private textBlock = -1;
+  /** The block being shown as it streams (thinking, or text not held back), through a filter of its own. */
+  private narration: TextFilter | undefined;
   private atLineStart = true;
   private liveOutput = false;
   /** What the spinner shows, while it shows something: it comes back under anything printed meanwhile. */
@@ -48,14 +55,16 @@ export class HumanRenderer {
   constructor(private readonly options: HumanOptions) {}
 
   readonly onEvent = (event: RunEvent): void => {
-    if (event.type === 'warning') return this.notice(`warning: ${event.message}`);
+    const { plain } = this.options.redactor;
+    if (event.type === 'warning') return this.notice(`warning: ${plain(event.message)}`);
     if (event.type === 'retry') {
-      return this.notice(`retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt} of ${event.maxAttempts}): ${event.reason}`);
+      const attempt = `attempt ${event.attempt} of ${event.maxAttempts}`;
+      return this.notice(`retrying in ${(event.delayMs / 1000).toFixed(1)} s (${attempt}): ${plain(event.reason)}`);
     }
     if (this.options.quiet) return;
     switch (event.type) {
       case 'notice':
-        if (this.options.verbose) this.print(this.options.style.dim(`${event.message}\n`));
+        if (this.options.verbose) this.print(this.options.style.dim(`${plain(event.message)}\n`));
         return;
       case 'request_start':
         this.heldText = '';
@@ -67,26 +76,29 @@ export class HumanRenderer {
         // Thinking is not the answer: shown, dimmed, only to who asked for everything.
         if (!this.options.verbose) return;
         this.clearLive();
-        return this.print(this.options.style.dim(this.separated(event.text, event.block)));
+        return this.print(this.options.style.dim(this.streamed(event.text, this.enterBlock(event.block))));
       case 'response':
         return this.onResponse(event.message.stop_reason);
       case 'tool_start':
-        return this.onToolStart(event.command);
+        return this.onToolStart(plain(event.command));
       case 'tool_output':
+        // Already cleaned and masked, by the same secrets, where it is captured (the full-output file needs that too):
+        // a second pass here would double what -v costs per megabyte of output.
         if (!this.options.verbose) return;
         this.liveOutput = true;
         return this.print(event.text);
       case 'structured_answer':
-        if (this.options.prettyAnswer) this.print(`${JSON.stringify(event.value, null, 2)}\n`);
+        if (this.options.prettyAnswer) this.print(`${this.options.redactor.json(event.value, 2)}\n`);
         return;
       case 'tool_end':
-        return this.onToolEnd(event);
+        return this.onToolEnd({ ...event, content: plain(event.content) });
     }
   };
 
   /** The run is over: the spinner goes, a command still on it is written out, the line is ended. */
   end(): void {
     this.clearLive();
+    this.endNarration();
     if (this.pendingEcho !== undefined) this.print(this.echo(this.pendingEcho));
     this.pendingEcho = undefined;
     this.endLine();
@@ -104,27 +116,42 @@ export class HumanRenderer {
     this.print(`${this.options.style.dim(summaryLine(result))}\n`);
   }
 
-  /** Blocks of one reply (thinking, text, a tool call, more text) as lines of their own. */
-  private separated(text: string, block: number): string {
-    const piece = this.textBlock !== -1 && block !== this.textBlock ? `\n${text}` : text;
+  /** Blocks of one reply (thinking, text, a tool call, more text) go on lines of their own: true for a new block. */
+  private enterBlock(block: number): boolean {
+    const newBlock = this.textBlock !== -1 && block !== this.textBlock;
     this.textBlock = block;
-    return piece;
+    if (newBlock) this.endNarration();
+    return newBlock;
+  }
+
+  /** A piece of the block being streamed, plain and masked. */
+  private streamed(text: string, newBlock: boolean): string {
+    const shown = (this.narration ??= this.options.redactor.plainStream()).push(text);
+    return newBlock ? `\n${shown}` : shown;
+  }
+
+  /** What the block's filter still holds (the start of what could have been a secret) is shown once it ends. */
+  private endNarration(): void {
+    const rest = this.narration?.end() ?? '';
+    this.narration = undefined;
+    this.print(this.options.style.dim(rest));
   }
 
   private onText(text: string, block: number): void {
-    const piece = this.separated(text, block);
+    const newBlock = this.enterBlock(block);
     if (this.options.holdText) {
-      this.heldText += piece;
+      this.heldText += newBlock ? `\n${text}` : text;
       return;
     }
     this.clearLive();
-    this.print(this.options.style.dim(piece));
+    this.print(this.options.style.dim(this.streamed(text, newBlock)));
   }
 
   private onResponse(stopReason: string | null): void {
     this.clearLive();
+    this.endNarration();
     if (this.options.holdText && stopReason !== 'end_turn' && stopReason !== 'stop_sequence') {
-      this.print(this.options.style.dim(this.heldText));
+      this.print(this.options.style.dim(this.options.redactor.plain(this.heldText)));
     }
     this.heldText = '';
     this.endLine();

@@ -1,0 +1,94 @@
+/**
+ * The one filter between the run and everything it writes: the model's tool results, stderr, stdout, the session file
+ * and the transcript. Whatever produced a text (a command, the executor's own notes, the model, an API error), it is
+ * passed through here on its way out, so no producer has to remember to mask.
+ *
+ * - Text for people and for the model (`plain`): control characters and escape sequences are dropped first, then the
+ *   secrets are masked, in that order, so that a value split by an escape sequence is masked once joined.
+ * - JSON (`json`): every string is masked; a string that holds control characters is also looked at as a reader that
+ *   drops them would see it, and if a value shows up that way, the string is written cleaned and masked. JSON escapes
+ *   C0 controls by itself; C1 controls (which JSON.stringify leaves raw) are escaped too.
+ */
+import { cleanString, OutputCleaner } from '../shell/clean-output.js';
+import { SecretMasker, type SecretValue, type TextFilter } from '../shell/secret-mask.js';
+
+export interface Redactor {
+  /** Text for a terminal, a log, stdout or the model: controls dropped, then secrets masked. */
+  plain(text: string): string;
+  /** The same for text that arrives in pieces (the model's narration, a command's live output); one per stream. */
+  plainStream(): TextFilter;
+  /** A value as one JSON text (pretty with `space`), every string in it masked, with no raw control character. */
+  json(value: unknown, space?: number): string;
+}
+
+/** Any control character but newline and tab: what cleanString drops. */
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const RAW_C1 = /[\x7f-\x9f]/;
+const RAW_C1_GLOBAL = /[\x7f-\x9f]/g;
+
+export function createRedactor(secrets: readonly SecretValue[]): Redactor {
+  const patterns = secrets.filter((secret) => secret.value.length > 0);
+  if (patterns.length === 0) return controlsOnly;
+  const masker = new SecretMasker(patterns);
+  // As each value appears inside JSON text, to tell at a glance whether a value needs the slower, exact walk.
+  const needles = [...new Set(patterns.map((secret) => JSON.stringify(secret.value).slice(1, -1)))];
+  const mask = (text: string) => masker.push(text) + masker.end();
+  const maskJsonString = (text: string): string => {
+    const masked = mask(text);
+    if (!CONTROL.test(masked)) return masked;
+    const joined = cleanString(masked);
+    const joinedMasked = mask(joined);
+    return joinedMasked === joined ? masked : joinedMasked;
+  };
+  return {
+    plain: (text) => mask(cleanString(text)),
+    plainStream: () => cleaningStream(new SecretMasker(patterns)),
+    json(value, space) {
+      const text = JSON.stringify(value, null, space);
+      if (text === undefined) return 'null';
+      const suspect = needles.some((needle) => text.includes(needle)) || hasDroppedControl(text);
+      return escapeC1(suspect ? JSON.stringify(mapStrings(JSON.parse(text), maskJsonString), null, space) : text);
+    },
+  };
+}
+
+/** With no secret to mask: controls are still dropped from text, and escaped in JSON. */
+const controlsOnly: Redactor = {
+  plain: cleanString,
+  plainStream: () => cleaningStream(undefined),
+  json: (value, space) => escapeC1(JSON.stringify(value, null, space) ?? 'null'),
+};
+
+function cleaningStream(masker: SecretMasker | undefined): TextFilter {
+  const cleaner = new OutputCleaner();
+  return {
+    push: (text) => (masker ? masker.push(cleaner.pushText(text)) : cleaner.pushText(text)),
+    end: () => (masker ? masker.push(cleaner.end()) + masker.end() : cleaner.end()),
+  };
+}
+
+/**
+ * Whether JSON text holds a control character that cleaning drops, and so could join the two halves of a value: C0 ones
+ * are escaped as \u00XX, \b or \f (\r becomes a line break and \n and \t stay, so none of those joins anything), C1
+ * ones and DEL are raw. Plain searches: this runs on every line written.
+ */
+function hasDroppedControl(text: string): boolean {
+  return text.includes('\\u00') || text.includes('\\b') || text.includes('\\f') || RAW_C1.test(text);
+}
+
+/** Parsed JSON with every string, keys included, passed through `map`. */
+function mapStrings(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
+  if (value === null || typeof value !== 'object') return value;
+  // No prototype: a key such as `__proto__` stays a key.
+  const mapped = Object.create(null) as Record<string, unknown>;
+  for (const [key, inner] of Object.entries(value)) mapped[map(key)] = mapStrings(inner, map);
+  return mapped;
+}
+
+/** JSON text with DEL and the C1 controls as \u escapes: the same value, and nothing a terminal acts on. */
+function escapeC1(text: string): string {
+  if (!RAW_C1.test(text)) return text;
+  return text.replace(RAW_C1_GLOBAL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
