@@ -42,6 +42,7 @@ const script = (): Turn[] => [
   {
     kind: 'message',
     content: [
+      { type: 'thinking', thinking: `Thinking ${ALL} over.` },
       { type: 'text', text: `Narration ${ALL} ends.` },
       { type: 'tool_use', name: 'bash', input: { command: `echo hi # ${ALL}` } },
     ],
@@ -86,6 +87,7 @@ describe('off a terminal: pipes, files, a CI log', () => {
     }
     // The preview shows the executor's note about the directory that vanished (-v shows the live output instead).
     if (flags.length === 0) expect(run.stderr).toMatch(/note: the directory .*dir.* no longer exists/);
+    if (flags.includes('-v')) expect(run.stderr).toContain('Thinking');
     expectCleanFiles(place.state, place.transcript);
   });
 

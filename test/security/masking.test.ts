@@ -125,6 +125,8 @@ describe('the model repeats a secret it should not know', () => {
     {
       kind: 'message',
       content: [
+        // Shown with -v, as it streams.
+        { type: 'thinking', thinking: `Thinking of ${TOKEN} and ${SPLIT}.` },
         // Streamed in two deltas, cut inside the value.
         { type: 'text', text: `Found: ${TOKEN}` },
         { type: 'text', text: `and ${SPLIT}; ` },
@@ -142,6 +144,7 @@ describe('the model repeats a secret it should not know', () => {
     expect(run.code).toBe(0);
     expectNoSecretAnywhere(undefined, place, run, format!);
     expect(run.stderr).toContain('[redacted: GITHUB_TOKEN]');
+    if (flag === '-v') expect(run.stderr).toContain('Thinking of [redacted: GITHUB_TOKEN] and [redacted: GITHUB_TOKEN].');
   });
 });
 
