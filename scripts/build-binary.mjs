@@ -1,13 +1,15 @@
-// Builds the standalone binary: the CLI bundled into one CommonJS file, turned into a Node.js single executable
-// application with its code cache, for the platform of the Node.js that builds it (linux-x64 in the release).
+// Builds the standalone binary: a Node.js single executable application, for the platform of the Node.js that builds
+// it (linux-x64 in the release). Inside: the CLI bundled into one CommonJS function (an asset), V8's code cache for it
+// made by one run of that bundle with that Node.js (scripts/sea-train.mjs), and a small entry point that answers
+// --version and otherwise compiles the CLI with the cache (src/cli/standalone.ts).
 //
 //   node scripts/build-binary.mjs [--node /path/to/node] [--out dir]
 //
 // It writes <out>/agent-<platform>-<arch> and <out>/agent-<platform>-<arch>.sha256 (default out: dist-binary/).
 // A failed build leaves neither: a half-made binary must never pass for a release.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
@@ -40,24 +42,13 @@ if (platform !== process.platform || arch !== process.arch) throw new Error(`${n
 if (Number(version.slice(1).split('.')[0]) < 20) throw new Error(`${node} is Node.js ${version}; single executables need Node.js 20 or later`);
 mkdirSync(work, { recursive: true });
 try {
-  const bundle = join(work, 'agent.cjs');
-  const options = bundleOptions({ outdir: work });
-  await build({
-    ...options,
-    entryPoints: [join(root, 'src/cli/standalone.ts')],
-    outdir: undefined,
-    outfile: bundle,
-    splitting: false,
-    format: 'cjs',
-    absWorkingDir: root,
-    metafile: false,
-    // A single executable's require() loads Node's own modules only, which is all the bundle asks of it.
-    banner: { js: "const __agent_url = require('node:url').pathToFileURL(__filename).href;" },
-    define: { ...options.define, 'import.meta.url': '__agent_url' },
-  });
+  const cli = await bundleCli();
+  const cache = trainCodeCache(cli);
+  const entry = await bundleEntry();
   const blob = join(work, 'agent.blob');
   const config = join(work, 'sea-config.json');
-  writeFileSync(config, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }));
+  const assets = { 'cli.js': cli, 'cli.cache': cache };
+  writeFileSync(config, JSON.stringify({ main: entry, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }));
   execFileSync(node, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   copyFileSync(node, binary);
   chmodSync(binary, 0o755);
@@ -70,4 +61,64 @@ try {
 } catch (error) {
   removeOutputs();
   throw error;
+}
+
+/** The CLI as the body of a CommonJS module function, so that the entry point can compile it as a script of its own. */
+async function bundleCli() {
+  const bundle = join(work, 'cli.cjs');
+  const options = bundleOptions({ outdir: work });
+  await build({
+    ...options,
+    entryPoints: [join(root, 'src/cli/main.ts')],
+    outdir: undefined,
+    outfile: bundle,
+    splitting: false,
+    format: 'cjs',
+    // import() of Node's own modules (node:https) as require(): the compiled script has no module loader to ask.
+    supported: { 'dynamic-import': false },
+    absWorkingDir: root,
+    metafile: false,
+    banner: { js: "const __agent_url = require('node:url').pathToFileURL(__filename).href;" },
+    define: { ...options.define, 'import.meta.url': '__agent_url' },
+  });
+  const wrapped = join(work, 'cli.js');
+  writeFileSync(wrapped, `(function (require, module, exports, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`);
+  return wrapped;
+}
+
+/** One run of the CLI in an empty home, with nothing of the builder's environment but PATH. */
+function trainCodeCache(cli) {
+  const cache = join(work, 'cli.cache');
+  const home = join(work, 'home');
+  mkdirSync(home);
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: home, XDG_STATE_HOME: join(home, 'state'), XDG_CACHE_HOME: join(home, 'cache'), LANG: 'C.UTF-8', ANTHROPIC_API_KEY: 'sk-ant-train' };
+  const run = spawnSync(node, [join(root, 'scripts/sea-train.mjs'), cli, cache], { cwd: home, env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+  if (run.status !== 0 || !existsSync(cache)) throw new Error(`the training run of the CLI failed (exit ${run.status ?? run.signal}):\n${run.stderr}`);
+  // The cache must fit this Node.js and this source, or the binary would silently run without it.
+  const check = "const vm=require('node:vm'),fs=require('node:fs');const s=new vm.Script(fs.readFileSync(process.argv[1],'utf8'),{filename:'cli.js',cachedData:fs.readFileSync(process.argv[2])});process.exit(s.cachedDataRejected?1:0)";
+  try {
+    execFileSync(node, ['-e', check, cli, cache], { stdio: 'ignore' });
+  } catch {
+    throw new Error(`${node} refused the code cache it made`);
+  }
+  return cache;
+}
+
+/** The binary's entry point: the --version answer and the loader of the CLI. */
+async function bundleEntry() {
+  const entry = join(work, 'entry.cjs');
+  const options = bundleOptions({ outdir: work });
+  await build({
+    entryPoints: [join(root, 'src/cli/standalone.ts')],
+    outfile: entry,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: options.target,
+    minify: true,
+    define: options.define,
+    absWorkingDir: root,
+    logLevel: 'warning',
+  });
+  return entry;
 }
