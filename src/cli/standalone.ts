@@ -17,7 +17,9 @@ const words = process.argv.slice(2);
 if (words.length === 1 && (words[0] === '--version' || words[0] === '-V')) {
   process.stdout.write(`${AGENT_VERSION}\n`);
 } else {
-  const script = new Script(getAsset(CLI_ASSET, 'utf8'), { filename: CLI_ASSET, cachedData: Buffer.from(getAsset(CACHE_ASSET)) });
+  // The bundle is ASCII (the build checks): read as latin1, it is copied, not decoded.
+  const source = Buffer.from(getAsset(CLI_ASSET)).toString('latin1');
+  const script = new Script(source, { filename: CLI_ASSET, cachedData: Buffer.from(getAsset(CACHE_ASSET)) });
   const cli = { exports: {} as { main(argv: string[]): Promise<void> } };
   // The asset is a CommonJS function (see scripts/build-binary.mjs); its require() loads Node's own modules only.
   script.runInThisContext()(require, cli, cli.exports, __filename, __dirname);
