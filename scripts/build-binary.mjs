@@ -39,7 +39,10 @@ const removeOutputs = () => {
 removeOutputs();
 const [version, platform, arch] = nodeFacts();
 if (platform !== process.platform || arch !== process.arch) throw new Error(`${node} is for ${platform}-${arch}; build on that platform`);
-if (Number(version.slice(1).split('.')[0]) < 20) throw new Error(`${node} is Node.js ${version}; single executables need Node.js 20 or later`);
+const [major, minor] = version.slice(1).split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 12)) {
+  throw new Error(`${node} is Node.js ${version}; single executables with assets need Node.js 20.12 or later`);
+}
 mkdirSync(work, { recursive: true });
 try {
   const cli = await bundleCli();
@@ -48,11 +51,11 @@ try {
   const blob = join(work, 'agent.blob');
   const config = join(work, 'sea-config.json');
   const assets = { 'cli.js': cli, 'cli.cache': cache };
-  // A young generation of 8 MB from the start: a run no longer collects it twice on the way to its first request.
+  // Semi-spaces of 8 MB from the start: the young generation is no longer collected twice before the first request.
   // (Node.js 24 reads execArgv; Node.js 20 ignores it.)
   const execArgv = ['--min-semi-space-size=8'];
-  const seaConfig = { main: entry, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets, execArgv };
-  writeFileSync(config, JSON.stringify(seaConfig));
+  const seaConfig = { main: entry, output: blob, useCodeCache: true, assets, execArgv };
+  writeFileSync(config, JSON.stringify({ ...seaConfig, disableExperimentalSEAWarning: true }));
   execFileSync(node, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   copyFileSync(node, binary);
   chmodSync(binary, 0o755);
@@ -90,7 +93,8 @@ async function bundleCli() {
   const nonAscii = /[^\x00-\x7f]/.exec(source);
   if (nonAscii) {
     const around = source.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 40);
-    throw new Error(`the CLI's bundle holds a character esbuild did not escape (${JSON.stringify(nonAscii[0])}) in: ${around}\nwrite it as a \\u escape in the source`);
+    const character = JSON.stringify(nonAscii[0]);
+    throw new Error(`the CLI's bundle holds ${character}, left unescaped by esbuild, in: ${around}\nwrite it as \\u`);
   }
   const wrapped = join(work, 'cli.js');
   writeFileSync(wrapped, `(function (require, module, exports, __filename, __dirname) {${source}\n})`);
@@ -102,11 +106,27 @@ function trainCodeCache(cli) {
   const cache = join(work, 'cli.cache');
   const home = join(work, 'home');
   mkdirSync(home);
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: home, XDG_STATE_HOME: join(home, 'state'), XDG_CACHE_HOME: join(home, 'cache'), LANG: 'C.UTF-8', ANTHROPIC_API_KEY: 'sk-ant-train' };
-  const run = spawnSync(node, [join(root, 'scripts/sea-train.mjs'), cli, cache], { cwd: home, env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
-  if (run.status !== 0 || !existsSync(cache)) throw new Error(`the training run of the CLI failed (exit ${run.status ?? run.signal}):\n${run.stderr}`);
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    TMPDIR: home,
+    XDG_STATE_HOME: join(home, 'state'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    LANG: 'C.UTF-8',
+    ANTHROPIC_API_KEY: 'sk-ant-train',
+  };
+  const train = join(root, 'scripts/sea-train.mjs');
+  const stdio = ['ignore', 'ignore', 'pipe'];
+  const run = spawnSync(node, [train, cli, cache], { cwd: home, env, stdio, encoding: 'utf8', timeout: 60_000 });
+  if (run.status !== 0 || !existsSync(cache)) {
+    throw new Error(`the training run of the CLI failed (exit ${run.status ?? run.signal}):\n${run.stderr}`);
+  }
   // The cache must fit this Node.js and this source, or the binary would silently run without it.
-  const check = "const vm=require('node:vm'),fs=require('node:fs');const s=new vm.Script(fs.readFileSync(process.argv[1],'utf8'),{filename:'cli.js',cachedData:fs.readFileSync(process.argv[2])});process.exit(s.cachedDataRejected?1:0)";
+  const check =
+    "const vm = require('node:vm'), fs = require('node:fs');" +
+    "const source = fs.readFileSync(process.argv[1], 'latin1'), cachedData = fs.readFileSync(process.argv[2]);" +
+    'const script = new vm.Script(source, { cachedData });' +
+    'process.exit(script.cachedDataRejected ? 1 : 0);';
   try {
     execFileSync(node, ['-e', check, cli, cache], { stdio: 'ignore' });
   } catch {

@@ -4,17 +4,26 @@
 // goes into the binary, in an empty home, so that the cache fits that Node.js and no one's settings shape it.
 //
 //   node scripts/sea-train.mjs <cli.js> <cli.cache>
-import { writeFileSync, readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire, isBuiltin } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 
 const [bundle, cacheFile] = process.argv.slice(2);
-const script = new Script(readFileSync(bundle, 'utf8'), { filename: 'cli.js' });
+const script = new Script(readFileSync(bundle, 'latin1'), { filename: 'cli.js' });
 
 const usage = { input_tokens: 12, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-const message = { id: 'msg_train', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage };
+const message = {
+  id: 'msg_train',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5',
+  content: [],
+  stop_reason: null,
+  stop_sequence: null,
+  usage,
+};
 const events = [
   ['message_start', { type: 'message_start', message }],
   ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],

@@ -43,7 +43,8 @@ describe('the standalone binary', () => {
       const secure = await startServer([answer('over tls')], { tls: certs.server });
       try {
         const tlsEnv = { ...baseEnv(secure.url), PATH: tools, NODE_EXTRA_CA_CERTS: certs.caFile };
-        const tlsRun = await promisify(execFile)(binary, ['--no-stdin', '--output-format', 'json', 'go'], { env: tlsEnv, cwd: out, timeout: 60_000 });
+        const tlsArgs = ['--no-stdin', '--output-format', 'json', 'go'];
+        const tlsRun = await promisify(execFile)(binary, tlsArgs, { env: tlsEnv, cwd: out, timeout: 60_000 });
         expect(JSON.parse(tlsRun.stdout)).toMatchObject({ is_error: false, result: 'over tls' });
       } finally {
         await secure.close();
