@@ -1,5 +1,6 @@
 // The standalone binary, built from this checkout with the Node.js that runs the suite, runs a scripted turn against
-// the test server with no Node.js on its PATH; a failed build leaves no binary and no checksum behind.
+// the test server with no Node.js on its PATH, over http and over https; a failed build leaves no binary and no
+// checksum behind.
 
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -9,6 +10,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { answer, baseEnv, bash, tempDir } from './support/run-agent.js';
 import { startServer } from './support/server.js';
+import { makeCertificates } from './support/tls.js';
 
 const BUILD = resolve(import.meta.dirname, '../scripts/build-binary.mjs');
 const BINARY = `agent-${process.platform}-${process.arch}`;
@@ -35,6 +37,19 @@ describe('the standalone binary', () => {
       expect(JSON.stringify(server.validRequests().at(-1)?.body)).toContain('from-bash');
       const version = spawnSync(binary, ['--version'], { env, encoding: 'utf8' });
       expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(resolve(import.meta.dirname, '../package.json'), 'utf8')).version);
+
+      // node:https loads only for an https endpoint, inside the binary as in the package.
+      const certs = makeCertificates();
+      const secure = await startServer([answer('over tls')], { tls: certs.server });
+      try {
+        const tlsEnv = { ...baseEnv(secure.url), PATH: tools, NODE_EXTRA_CA_CERTS: certs.caFile };
+        const tlsArgs = ['--no-stdin', '--output-format', 'json', 'go'];
+        const tlsRun = await promisify(execFile)(binary, tlsArgs, { env: tlsEnv, cwd: out, timeout: 60_000 });
+        expect(JSON.parse(tlsRun.stdout)).toMatchObject({ is_error: false, result: 'over tls' });
+      } finally {
+        await secure.close();
+        certs.cleanup();
+      }
     } finally {
       await server.close();
     }

@@ -22,7 +22,8 @@ function checked(name: string, value: string, originOf: (name: string) => string
 
 /** What makes a credential unsendable, as the end of a sentence; undefined when it can be sent. */
 function credentialProblem(value: string): string | undefined {
-  if (/…|\.\.\.|^<.*>$/.test(value)) {
+  // The ellipsis as an escape: the standalone binary's bundle must be ASCII (scripts/build-binary.mjs).
+  if (/\u2026|\.\.\.|^<.*>$/.test(value)) {
     return 'is a placeholder, not a key (it holds an ellipsis or angle brackets): paste the whole key.';
   }
   const space = /\s/.exec(value);

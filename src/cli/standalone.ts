@@ -1,11 +1,27 @@
-// The entry point of the standalone binary: the same CLI, started from inside a Node.js single executable, where
-// process.argv is [the binary, the binary, ...the user's words]. As bin/agent does, --version is answered before the
-// CLI's code runs.
+// The entry point of the standalone binary (a Node.js single executable), where process.argv is [the binary, the
+// binary, ...the user's words]. As bin/agent does, --version is answered before the CLI's code is read.
+// The CLI itself is an asset of the executable, compiled here with V8's code cache for it. The build made that cache
+// by running the CLI once (scripts/sea-train.mjs), so it holds every function a run calls, not only the top level;
+// the Node.js that made it is the one inside the binary. Should V8 refuse the cache all the same, it compiles the
+// source as any script: slower, never different.
+import { getAsset } from 'node:sea';
+import { Script } from 'node:vm';
+
 declare const AGENT_VERSION: string;
+
+// The asset names that scripts/build-binary.mjs gives them.
+const CLI_ASSET = 'cli.js';
+const CACHE_ASSET = 'cli.cache';
 
 const words = process.argv.slice(2);
 if (words.length === 1 && (words[0] === '--version' || words[0] === '-V')) {
   process.stdout.write(`${AGENT_VERSION}\n`);
 } else {
-  void import('./main.js').then(({ main }) => main(words));
+  // The bundle is ASCII (the build checks): read as latin1, it is copied, not decoded.
+  const source = Buffer.from(getAsset(CLI_ASSET)).toString('latin1');
+  const script = new Script(source, { filename: CLI_ASSET, cachedData: Buffer.from(getAsset(CACHE_ASSET)) });
+  const cli = { exports: {} as { main(argv: string[]): Promise<void> } };
+  // The asset is a CommonJS function (see scripts/build-binary.mjs); its require() loads Node's own modules only.
+  script.runInThisContext()(require, cli, cli.exports, __filename, __dirname);
+  void cli.exports.main(words);
 }

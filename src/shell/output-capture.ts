@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { randomBytesFromKernel } from '../random.js';
 import { removeQuietly } from './remove-quietly.js';
 import type { TextFilter } from './secret-mask.js';
 import { HeadTailBuffer, headTail } from './truncate.js';
@@ -89,7 +89,7 @@ export class OutputCapture {
   }
 
   private openSpill(): void {
-    const name = `agent-output-${process.pid}-${Date.now()}-${randomBytes(4).toString('hex')}.txt`;
+    const name = `agent-output-${process.pid}-${Date.now()}-${randomBytesFromKernel(4).toString('hex')}.txt`;
     const file = path.join(this.options.spillDir, name);
     try {
       this.spillFd = openSync(file, 'wx', 0o600);

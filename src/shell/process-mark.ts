@@ -11,8 +11,8 @@
  * A stranger's process carries neither, so it is never signalled. Without /proc (not Linux) nothing is found, and
  * only the process groups are killed. All calls are synchronous so they can run from `process.on('exit')`.
  */
-import { randomBytes, randomInt } from 'node:crypto';
 import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+import { randomBytesFromKernel } from '../random.js';
 
 export interface ProcessMark {
   readonly envName: string;
@@ -32,8 +32,9 @@ const MAX_PASSES = 5;
 export function newProcessMark(): ProcessMark {
   return {
     envName: ENV_NAME,
-    envValue: randomBytes(8).toString('hex'),
-    locksLimit: LOCKS_LIMIT_BASE + randomInt(LOCKS_LIMIT_RANGE),
+    envValue: randomBytesFromKernel(8).toString('hex'),
+    // 48 random bits modulo 2^47: uniform, since 2^48 is a multiple of the range.
+    locksLimit: LOCKS_LIMIT_BASE + (randomBytesFromKernel(6).readUIntBE(0, 6) % LOCKS_LIMIT_RANGE),
   };
 }
 
