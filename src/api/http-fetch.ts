@@ -7,7 +7,6 @@
 // the proxy agents load only when a proxy applies.
 import { createRequire } from 'node:module';
 import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
 import type { SecureContext } from 'node:tls';
 import type { NetworkSettings } from '../config.js';
 import { LightHeaders, LightResponse } from './light-fetch-types.js';
@@ -89,7 +88,8 @@ async function nodeFetch(
   const status = res.statusCode ?? 0;
   const noBody = status === 204 || status === 304 || init.method === 'HEAD';
   if (noBody) res.resume();
-  const body = noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+  // IncomingMessage is an async iterable of Buffers: the SDK reads it as it is.
+  const body = noBody ? null : (res as AsyncIterable<Uint8Array>);
   return new LightResponse(body, { status, statusText: res.statusMessage ?? '', headers: out }) as unknown as Response;
 }
 

@@ -110,7 +110,14 @@ interface LightResponseInit {
   headers?: LightHeaders | LightHeadersInit;
 }
 
-/** A response whose body is a web ReadableStream, read at most once, as the SDK reads one. */
+/**
+ * A response body as the SDK reads it: an async iterable of byte chunks (the SDK iterates a body that has
+ * Symbol.asyncIterator directly), or a web ReadableStream, which is one too. Ours is a Node stream: no web stream is
+ * made per response, which is most of what a turn costs in the HTTP layer.
+ */
+export type LightBody = AsyncIterable<Uint8Array> & { readonly locked?: boolean };
+
+/** A response whose body is read at most once, as the SDK reads one. */
 export class LightResponse {
   readonly status: number;
   readonly statusText: string;
@@ -119,10 +126,10 @@ export class LightResponse {
   readonly url = '';
   readonly redirected = false;
   readonly type = 'basic';
-  readonly #body: ReadableStream<Uint8Array> | null;
+  readonly #body: LightBody | null;
   #used = false;
 
-  constructor(body: ReadableStream<Uint8Array> | null = null, init: LightResponseInit = {}) {
+  constructor(body: LightBody | null = null, init: LightResponseInit = {}) {
     this.#body = body;
     this.status = init.status ?? 200;
     this.statusText = init.statusText ?? '';
@@ -130,7 +137,7 @@ export class LightResponse {
     this.ok = this.status >= 200 && this.status <= 299;
   }
 
-  get body(): ReadableStream<Uint8Array> | null {
+  get body(): LightBody | null {
     return this.#body;
   }
 
@@ -156,8 +163,7 @@ export class LightResponse {
     this.#used = true;
     if (this.#body === null) return new Uint8Array(0);
     const chunks: Uint8Array[] = [];
-    const reader = this.#body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+    for await (const chunk of this.#body) chunks.push(chunk);
     return Buffer.concat(chunks);
   }
 }

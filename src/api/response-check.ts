@@ -3,7 +3,7 @@
 // without sending any chunks" and be retried; it is not transient, so it fails at once with what came back. And
 // every chunk of the body counts as a sign of life for the stall watch, `ping` events included, which the SDK
 // drops before any event we could listen to.
-import { LightHeaders, LightResponse } from './light-fetch-types.js';
+import { type LightBody, LightHeaders, LightResponse } from './light-fetch-types.js';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -28,41 +28,40 @@ export function checkedFetch(fetch: Fetch, onBytes: () => void): Fetch {
     if (!response.ok || body === null) return response;
     const contentType = response.headers.get('content-type') ?? '';
     if (wantsStream(init) && !contentType.includes('text/event-stream')) {
-      throw new UnexpectedResponse(response.status, contentType, await firstWords(body));
+      throw new UnexpectedResponse(response.status, contentType, await firstWords(body as unknown as LightBody));
     }
-    const counted = body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          onBytes();
-          controller.enqueue(chunk);
-        },
-      }),
-    );
+    const counted = countingChunks(body as unknown as LightBody, onBytes);
     const headers = response.headers as unknown as LightHeaders;
     return new LightResponse(counted, { status: response.status, statusText: response.statusText, headers }) as unknown as Response;
   };
 }
 
+/** The chunks of `body`, each one told to `onChunk` as it passes. */
+async function* countingChunks(body: LightBody, onChunk: () => void): AsyncGenerator<Uint8Array> {
+  for await (const chunk of body) {
+    onChunk();
+    yield chunk;
+  }
+}
+
+/** The SDK writes the body with JSON.stringify, so a streamed request holds exactly this text. */
 function wantsStream(init: RequestInit | undefined): boolean {
-  return typeof init?.body === 'string' && /"stream"\s*:\s*true/.test(init.body);
+  return typeof init?.body === 'string' && init.body.includes('"stream":true');
 }
 
 /** The start of a body, as one line of text: enough to recognise an HTML page or a proxy's message. */
-async function firstWords(body: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = body.getReader();
+async function firstWords(body: LightBody): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    while (size < SHOWN_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
+    // Leaving the loop early closes the body: the rest is never read.
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= SHOWN_BYTES) break;
     }
   } catch {
     // What arrived before the connection broke is enough to show.
-  } finally {
-    void reader.cancel().catch(() => {});
   }
   const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
   return text.length > SHOWN_BYTES ? `${text.slice(0, SHOWN_BYTES)}…` : text;
