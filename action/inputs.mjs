@@ -13,6 +13,15 @@ export function flagOf(name) {
   return value;
 }
 
+/**
+ * A protection stays on unless the input says 'false' exactly: `with: sandbox: ${{ inputs.sandbox }}` that evaluates
+ * to '' (an unset variable, a missing input) must not switch it off.
+ */
+export const protectionOn = (name) => flagOf(name) !== 'false';
+
+/** What the repository may add stays off unless the input says 'true' exactly: '' does not switch it on. */
+export const permissionOn = (name) => flagOf(name) === 'true';
+
 function taskArguments(workingDirectory) {
   const prompt = input('prompt');
   const promptFile = input('prompt-file');
@@ -33,8 +42,8 @@ export function agentArguments() {
   option('--max-budget-usd', 'max-budget-usd');
   option('--max-duration', 'max-duration');
   option('--json-schema', 'json-schema');
-  if (flagOf('sandbox') === 'true') args.push('--sandbox');
-  if (flagOf('project-instructions') === 'false') args.push('--no-project-instructions');
+  if (protectionOn('sandbox')) args.push('--sandbox');
+  if (!permissionOn('project-instructions')) args.push('--no-project-instructions');
   const extra = (process.env.INPUT_ARGS ?? '')
     .split('\n')
     .map((line) => line.trim())

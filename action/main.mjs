@@ -9,7 +9,7 @@ import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkTrigger } from './gate.mjs';
-import { agentArguments, agentEnvironment, flagOf, input, InputError } from './inputs.mjs';
+import { agentArguments, agentEnvironment, flagOf, input, InputError, protectionOn } from './inputs.mjs';
 import { prepareSandbox } from './sandbox.mjs';
 import { summaryText } from './summary.mjs';
 import { commandFence, workflowCommand } from './workflow-commands.mjs';
@@ -94,9 +94,9 @@ function report(code, stdout, wantSummary) {
 async function main() {
   let args, failOnError, wantSummary, sandbox;
   try {
-    failOnError = flagOf('fail-on-error') !== 'false';
+    failOnError = protectionOn('fail-on-error');
     wantSummary = flagOf('summary') !== 'false';
-    sandbox = flagOf('sandbox') === 'true';
+    sandbox = protectionOn('sandbox');
     args = agentArguments();
   } catch (error) {
     if (error instanceof InputError) fail('agent', error.message);
