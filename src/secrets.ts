@@ -18,7 +18,7 @@ export interface RunSecrets {
 export function prepareSecrets(config: Config): RunSecrets {
   const passEnv = passEnvPredicate(config.passEnv);
   const { withheld } = splitEnvironment(config.env.variables, passEnv);
-  const ignored = splitEnvironment(config.env.ignoredFromDotenv).withheld;
+  const ignored = splitEnvironment(config.env.ignoredFromDotenv).withheld.filter(looksGenerated);
   const credential: SecretValue =
     'apiKey' in config.credentials
       ? { name: 'ANTHROPIC_API_KEY', value: config.credentials.apiKey }
@@ -38,6 +38,16 @@ function passEnvPredicate(globs: string[]): PassEnv {
     return compiled.ok ? [compiled.regexp] : [];
   });
   return patterns.length === 0 ? () => false : (name) => patterns.some((pattern) => pattern.test(name));
+}
+
+/**
+ * A value the repository's .env named that looks like a generated credential: a long run of key characters, letters and
+ * digits both, no dot or space. Any other value is not masked, or a pull request could hide a chosen string (a host
+ * name, a path) from the model and from whoever reads the log.
+ */
+function looksGenerated(variable: SecretValue): boolean {
+  const value = variable.value.trim();
+  return /^[A-Za-z0-9_+/=-]{16,}$/.test(value) && /[A-Za-z]/.test(value) && /[0-9]/.test(value);
 }
 
 function isShort(variable: SecretValue): boolean {
