@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { isInside } from './root.js';
+import { isInside, ownedByUser } from './root.js';
 
 type ReadOutcome =
   | { kind: 'read'; text: string; cut: boolean; leftOutBytes: number }
@@ -28,6 +28,8 @@ export function readInstructionsFile(path: string, root: string, maxBytes: numbe
     const stats = fstatSync(fd);
     if (stats.isDirectory()) return refused('it is a directory');
     if (!stats.isFile()) return refused('it is not a regular file');
+    // The repository's words are the user's (or root's, for system-wide checkouts); not a file another user left.
+    if (!ownedByUser(stats) && stats.uid !== 0) return refused('it belongs to another user');
     const opened = openedPath(fd, target, stats);
     if (opened === undefined) return refused('it changed while it was being read');
     if (!isInside(opened, root)) return refused(`it leads outside the repository (to ${opened})`);
