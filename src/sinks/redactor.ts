@@ -5,18 +5,27 @@
  *
  * - Text for people and for the model (`plain`): control characters and escape sequences are dropped first, then the
  *   secrets are masked, in that order, so that a value split by an escape sequence is masked once joined.
+ * - Text a person checks (`visible`): controls are shown escaped instead, secrets masked. Where a secret shows up
+ *   only once the controls are dropped, the text is not shown at all: neither the secret's halves nor a text that hides
+ *   what it does.
  * - JSON (`json`): every string is masked; a string that holds control characters is also looked at as a reader that
  *   drops them would see it, and if a value shows up that way, the string is written cleaned and masked. JSON escapes
  *   C0 controls by itself; C1 controls (which JSON.stringify leaves raw) are escaped too.
  */
 import { cleanString, OutputCleaner } from '../shell/clean-output.js';
 import { SecretMasker, type SecretValue, type TextFilter } from '../shell/secret-mask.js';
+import { showControls } from './visible-controls.js';
 
 export interface Redactor {
   /** Text for a terminal, a log, stdout or the model: controls dropped, then secrets masked. */
   plain(text: string): string;
   /** The same for text that arrives in pieces (the model's narration, a command's live output); one per stream. */
   plainStream(): TextFilter;
+  /**
+   * Text a person must see exactly as it acts (a command about to run): controls shown escaped (`\e]0;…\a`), not
+   * dropped, then secrets masked.
+   */
+  visible(text: string): string;
   /** A value as one JSON text (pretty with `space`), every string in it masked, with no raw control character. */
   json(value: unknown, space?: number): string;
 }
@@ -25,6 +34,8 @@ export interface Redactor {
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 const RAW_C1 = /[\x7f-\x9f]/;
 const RAW_C1_GLOBAL = /[\x7f-\x9f]/g;
+
+const SPLIT_SECRET = '[not shown: control characters split a secret in it]';
 
 export function createRedactor(secrets: readonly SecretValue[]): Redactor {
   const patterns = secrets.filter((secret) => secret.value.length > 0);
@@ -42,6 +53,11 @@ export function createRedactor(secrets: readonly SecretValue[]): Redactor {
   };
   return {
     plain: (text) => mask(cleanString(text)),
+    visible(text) {
+      const masked = mask(text);
+      const joined = cleanString(masked);
+      return mask(joined) === joined ? showControls(masked) : SPLIT_SECRET;
+    },
     plainStream: () => cleaningStream(new SecretMasker(patterns)),
     json(value, space) {
       const text = JSON.stringify(value, null, space);
@@ -55,6 +71,7 @@ export function createRedactor(secrets: readonly SecretValue[]): Redactor {
 /** With no secret to mask: controls are still dropped from text, and escaped in JSON. */
 const controlsOnly: Redactor = {
   plain: cleanString,
+  visible: showControls,
   plainStream: () => cleaningStream(undefined),
   json: (value, space) => escapeC1(JSON.stringify(value, null, space) ?? 'null'),
 };

@@ -80,7 +80,7 @@ export class HumanRenderer {
       case 'response':
         return this.onResponse(event.message.stop_reason);
       case 'tool_start':
-        return this.onToolStart(plain(event.command));
+        return this.onToolStart(this.options.redactor.visible(event.command));
       case 'tool_output':
         // Already cleaned and masked, by the same secrets, where it is captured (the full-output file needs that too):
         // a second pass here would double what -v costs per megabyte of output.
