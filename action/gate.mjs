@@ -1,7 +1,10 @@
 // Who may start a run. Events that only people with write access can cause need no check; on any other event
 // (issue and pull-request comments, pull_request_target, pull requests from forks, workflow_run, events not
 // known here, …) the triggering actor must have write access, asked of the GitHub API, or be named in
-// allowed-users; a bot only when named in allowed-bots. Any doubt (no token, an API error, no answer) refuses.
+// allowed-users; a bot only when named in allowed-bots (and, on a pull request event, only for its own pull request
+// from the repository itself: else the pull request's author is checked as a person would be). Any doubt (no token,
+// an API error, no answer) refuses.
+import { isPullRequestEvent, pullRequestOf } from './pull-request.mjs';
 
 /** Events that need write access to cause (or are the repository's own schedule). */
 const WRITERS_ONLY_EVENTS = new Set(['workflow_dispatch', 'schedule', 'push', 'repository_dispatch', 'merge_group']);
@@ -74,9 +77,27 @@ async function askPermission(actor, { token, apiUrl, repository, timeoutMs }) {
 
 async function checkActor(actor, settings) {
   if (isBot(actor)) {
-    if (settings.bots.has(botName(actor))) return { admitted: `${actor} is named in allowed-bots.` };
-    return { refused: `${actor} is a bot; bots start the action only when named in allowed-bots.` };
+    if (!settings.bots.has(botName(actor)))
+      return { refused: `${actor} is a bot; bots start the action only when named in allowed-bots.` };
+    if (!isPullRequestEvent(settings.event)) return { admitted: `${actor} is named in allowed-bots.` };
+    return checkBotPullRequest(actor, settings);
   }
+  return checkPerson(actor, settings);
+}
+
+/** A bot named in allowed-bots, on a pull request: admitted for its own pull request from this repository only. */
+async function checkBotPullRequest(actor, settings) {
+  const pr = pullRequestOf(settings.env);
+  if (pr.problem) return { refused: `${actor} is named in allowed-bots, but ${pr.problem}.` };
+  if (botName(pr.author) === botName(actor) && isBot(pr.author) && pr.sameRepository)
+    return { admitted: `${actor} is named in allowed-bots and opened this pull request from ${settings.repository}.` };
+  const verdict = await checkPerson(pr.author, settings);
+  const why = pr.sameRepository ? `${pr.author} opened it` : `its head is in a fork, opened by ${pr.author}`;
+  if (verdict.refused) return { refused: `${actor} is named in allowed-bots, but ${why}: ${verdict.refused}` };
+  return { admitted: `${actor} is named in allowed-bots; ${why}: ${verdict.admitted}` };
+}
+
+async function checkPerson(actor, settings) {
   if (settings.users.has(actor.toLowerCase())) return { admitted: `${actor} is named in allowed-users.` };
   if (settings.token === '')
     return { refused: `no github-token to ask the GitHub API whether ${actor} has write access.` };
@@ -104,6 +125,8 @@ export async function checkTrigger(env, inputs) {
     return { refused: error.message };
   }
   const settings = {
+    env,
+    event,
     users: new Set(listOf(inputs.allowedUsers)),
     bots,
     token: inputs.token,
