@@ -1,8 +1,9 @@
 // A word's parts expanded as bash would, as far as the guard knows the variables: into the paths (fields) the
 // word becomes, or into the value an assignment stores. What cannot be known (a command substitution, `$1`,
 // an array element) reads as `*` inside a word and makes a word that starts with it unknowable.
-import type { DoubleQuotedChild, ParameterExpansionPart, Word, WordPart } from 'unbash';
-import { tildePrefixLength, type PathShape } from './path-shape.js';
+import type { DoubleQuotedChild, ParameterExpansionPart, ParameterOperation, Word, WordPart } from 'unbash';
+import { applyOperator } from './parameter-operators.js';
+import { directoryTilde, OLDPWD_STAND_IN, tildePrefixLength, type PathShape } from './path-shape.js';
 import type { VariableScope, VariableValue } from './variables.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -105,10 +106,8 @@ export function expandToValue(word: Word, scope: VariableScope): VariableValue |
   const builder = new FieldBuilder(false, scope.home);
   const parts = word.parts;
   if (parts === undefined || parts.length === 0) {
-    const tilde = word.text.startsWith('~') ? tildePrefixLength(word.value) : 0;
-    if (tilde === null) return 'unknown';
-    if (tilde > 0) builder.base('home');
-    builder.literal(word.value.slice(tilde), false);
+    if (word.text.startsWith('~')) addTilde(builder, word.value);
+    else builder.literal(word.value, false);
   } else {
     parts.forEach((part, index) => addPart(builder, part, scope, false, index === 0));
   }
@@ -146,6 +145,10 @@ function addPart(builder: FieldBuilder, part: Part, scope: VariableScope, quoted
 }
 
 function addTilde(builder: FieldBuilder, text: string): void {
+  const directory = directoryTilde(text);
+  if (directory === '+') builder.base('pwd');
+  else if (directory === '-') builder.literal(OLDPWD_STAND_IN, false);
+  if (directory !== undefined) return builder.literal(text.slice(2), false);
   const length = tildePrefixLength(text);
   if (length === null) return builder.unknown();
   builder.base('home');
@@ -164,13 +167,19 @@ function addVariable(builder: FieldBuilder, name: string, scope: VariableScope, 
   builder.value(found.kind === 'value' ? found.value : { text: '' }, name, quoted);
 }
 
-/** `${NAME}` and the defaults `${NAME-…}`, `${NAME:-…}`, `${NAME=…}`, `${NAME:+…}`, `${NAME:?…}`; others: unknown. */
+/**
+ * `${NAME}`, the defaults `${NAME-…}`, `${NAME:-…}`, `${NAME=…}`, `${NAME:+…}`, `${NAME:?…}`, the operators that
+ * build on NAME's value (see addOperated) and `${!NAME}`; others (arrays, `${#NAME}`): unknown.
+ */
 function addParameter(builder: FieldBuilder, part: ParameterExpansionPart, scope: VariableScope, quoted: boolean) {
   const name = part.parameter;
   const operation = part.operation;
-  if (part.prefix !== undefined || part.index !== undefined) return builder.unknown();
+  if (part.index !== undefined) return builder.unknown();
+  if (part.prefix === '!' && operation === undefined) return addIndirect(builder, name, scope, quoted);
+  if (part.prefix !== undefined) return builder.unknown();
   if (operation === undefined) return addVariable(builder, name, scope, quoted);
-  if (operation.type !== 'Default' || !NAME.test(name)) return builder.unknown();
+  if (!NAME.test(name)) return builder.unknown();
+  if (operation.type !== 'Default') return addOperated(builder, name, operation, scope, quoted);
   const operator = operation.operator.replace(':', '');
   if (!builder.started && (name === 'HOME' || name === 'PWD') && operator !== '+') {
     return builder.base(name === 'HOME' ? 'home' : 'pwd');
@@ -189,4 +198,55 @@ function addParameter(builder: FieldBuilder, part: ParameterExpansionPart, scope
   const operand = expandToValue(operation.operand, scope);
   if (operand === 'unknown') return builder.unknown();
   builder.value(operand, name, quoted);
+}
+
+/** `${!NAME}`: the variable NAME names. Unset NAME gives nothing; an empty one stops bash (invalid indirect). */
+function addIndirect(builder: FieldBuilder, name: string, scope: VariableScope, quoted: boolean): void {
+  if (!NAME.test(name)) return builder.unknown();
+  const found = scope.lookup(name);
+  if (found.kind === 'unknown') return builder.unknown();
+  if (found.kind === 'unset') return addVariable(builder, name, scope, quoted);
+  const target = found.value.text;
+  if (target === '') {
+    builder.fails = true;
+    return;
+  }
+  if (!NAME.test(target)) return builder.unknown();
+  addVariable(builder, target, scope, quoted);
+}
+
+/**
+ * `${NAME%…}`, `${NAME#…}`, `${NAME/…}`, `${NAME,,}`, `${NAME^^}`, `${NAME:offset:length}` and the like are built on
+ * NAME: worked out when NAME is known (see applyOperator), nothing when it is unset or empty, whatever the operator.
+ */
+function addOperated(
+  builder: FieldBuilder,
+  name: string,
+  operation: ParameterOperation,
+  scope: VariableScope,
+  quoted: boolean,
+): void {
+  const found = lookupOrHome(name, scope);
+  if (found.kind === 'unknown') return builder.unknown();
+  if (found.kind === 'unset' && scope.nounset) {
+    builder.fails = true;
+    return;
+  }
+  const current = found.kind === 'value' ? found.value : { text: '' };
+  let result = applyOperator(current.text, operation, (word) => textOf(expandToValue(word, scope)));
+  const buildsOnNothing = current.text === '' && operation.type !== 'Transform' && operation.type !== 'Unknown';
+  if (result === 'unknown' && buildsOnNothing) result = '';
+  if (result === 'unknown') return builder.unknown();
+  const emptyVariable = result === '' ? undefined : current.emptyVariable;
+  builder.value(emptyVariable === undefined ? { text: result } : { text: result, emptyVariable }, name, quoted);
+}
+
+/** HOME's value is the home directory even where the environment does not say. */
+function lookupOrHome(name: string, scope: VariableScope): ReturnType<VariableScope['lookup']> {
+  const found = scope.lookup(name);
+  return found.kind === 'unknown' && name === 'HOME' ? { kind: 'value', value: { text: scope.home } } : found;
+}
+
+function textOf(value: VariableValue | 'unknown'): string | 'unknown' {
+  return value === 'unknown' ? 'unknown' : value.text;
 }
