@@ -1,7 +1,62 @@
 // The esbuild options of the CLI's bundle, shared by the build and by the benchmark's profiled build.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+/**
+ * In the bundle, src/'s `import { … } from 'node:fs'` reads node:fs through require(). Node 24's ES-module wrapper of
+ * node:fs reads every export, and its lazy ones (fs.promises, the streams) load about a dozen modules that a run does
+ * not need at start-up, readline among them. The stand-in exports just the names src/ imports.
+ */
+const fsThroughRequire = {
+  name: 'fs-through-require',
+  setup(build) {
+    const ours = ({ kind, importer }) => kind === 'import-statement' && importer.startsWith(SRC);
+    const standIn = { path: 'node:fs', namespace: 'fs-through-require' };
+    build.onResolve({ filter: /^(node:)?fs$/ }, (args) => (ours(args) ? standIn : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'fs-through-require' }, () => ({
+      contents:
+        "import { createRequire } from 'node:module';\nconst fs = createRequire(import.meta.url)('node:fs');\n" +
+        `export const { ${[...fsNamesImportedBySrc()].join(', ')} } = fs;\n`,
+      loader: 'js',
+      resolveDir: SRC,
+    }));
+  },
+};
+
+/**
+ * commander requires node:child_process at load, for subcommands that are programs of their own; this CLI has none,
+ * and a run needs child_process only for its first command, after the first request. The stand-in loads it on use.
+ */
+const commanderChildProcessOnUse = {
+  name: 'commander-child-process-on-use',
+  setup(build) {
+    const fromCommander = ({ kind, importer }) => kind === 'require-call' && importer.includes('/node_modules/commander/');
+    const standIn = { path: 'node:child_process', namespace: 'child-process-on-use' };
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) => (fromCommander(args) ? standIn : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'child-process-on-use' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_, name) => require('node:child_process')[name] });\n",
+      loader: 'js',
+    }));
+  },
+};
+
+function fsNamesImportedBySrc() {
+  const names = new Set();
+  for (const file of readdirSync(SRC, { recursive: true })) {
+    if (!String(file).endsWith('.ts')) continue;
+    const text = readFileSync(join(SRC, String(file)), 'utf8');
+    for (const [, list] of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'node:fs'/g)) {
+      for (const item of list.split(',').map((part) => part.trim())) {
+        if (item !== '' && !item.startsWith('type ')) names.add(item.split(/\s+/)[0]);
+      }
+    }
+  }
+  return names;
+}
 
 /** The entry chunk holds only what every run needs; the SDK, the spinner, the guard's parser and the executor are
  *  split into chunks that load on first use. */
@@ -24,6 +79,7 @@ export function bundleOptions({ outdir = 'dist', minify = true, sourcemap = fals
     alias: { debug: './scripts/silent-debug.mjs' },
     // Some bundled CommonJS dependencies call require(); give the ESM bundle one.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    plugins: [fsThroughRequire, commanderChildProcessOnUse],
     logLevel: 'warning',
     metafile: true,
   };
