@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../outcome.js';
@@ -32,6 +31,7 @@ export async function resolvePrompt(sources: PromptSources): Promise<string> {
     const path = resolve(promptFile);
     let text: string;
     try {
+      const { readFile } = await import('node:fs/promises');
       text = await readFile(path, 'utf8');
     } catch (error) {
       throw new UsageError(`Cannot read prompt file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);

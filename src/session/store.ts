@@ -1,5 +1,4 @@
 import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { readdir, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { HeaderRecord } from './records.js';
@@ -60,6 +59,8 @@ function touchMarker(marker: string, now: number): void {
 }
 
 async function removeOld(dir: string, isLive: (id: string) => boolean, now: number): Promise<number> {
+  // Loaded here, on the rare day a prune is due: node:fs/promises brings modules no other run needs at start-up.
+  const { readdir, stat, unlink } = await import('node:fs/promises');
   let removed = 0;
   for (const name of await readdir(dir)) {
     const id = /^(.+)\.(jsonl|lock)$/.exec(name)?.[1];
