@@ -87,6 +87,27 @@ describe('a run through the binary', () => {
     expect(run.stderr).not.toContain('stdin');
   });
 
+  it('reads a stdin of /dev/null as empty: without prompt words there is no prompt', async () => {
+    const s = await serve([answer('ok')]);
+    const run = await runAgent([], s.url, { stdin: 'ignore' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('No prompt: stdin was empty');
+    const fromFile = await runAgent(['--prompt-file', '-'], s.url, { stdin: 'ignore' });
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toContain('The prompt read from stdin is empty.');
+    expect(s.validRequests()).toHaveLength(0);
+  });
+
+  it('reads a stdin redirected from a file as piped context', async () => {
+    const s = await serve([answer('ok')]);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'context.txt'), 'the file on stdin\n');
+    const child = spawn('sh', ['-c', `'${AGENT_BIN}' 'Summarise' < context.txt`], { cwd: dir, env: baseEnv(s.url), stdio: 'ignore' });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(firstUserText(s)).toContain('the file on stdin');
+  });
+
   it('goes on without stdin after 3 s of silence, with a warning', async () => {
     const s = await serve([answer('ok')]);
     const run = await runAgent(['hello'], s.url, { stdin: 'open' });

@@ -18,6 +18,7 @@ import { installSignalHandlers, stopRun, unlessAborted } from './interrupt.js';
 import { parseArguments } from './program.js';
 import { resultLine } from './render/json.js';
 import { reportBeforeRun, resultObject } from './result-object.js';
+import { stdinStream } from './stdin.js';
 import { watchStderr, watchStdout, writeStderr, type Stdout } from './streams.js';
 
 declare const AGENT_VERSION: string;
@@ -131,7 +132,7 @@ async function run(setup: RunSetup): Promise<RunReport> {
       words,
       promptFile: raw.promptFile,
       readStdin: raw.stdin !== false,
-      stdin: process.stdin,
+      stdin: stdinStream(),
       stdinIsDevice: isCharacterDevice(0),
       warn: (message) => emit({ type: 'warning', message }),
     }),
