@@ -109,6 +109,8 @@ export interface Config {
   passEnv: string[];
   /** Absolute paths shown read-only under --sandbox. */
   sandboxExpose: string[];
+  /** The size of the sandbox's /tmp, in bytes. */
+  sandboxTmpBytes: number;
   /** --json-schema as given: inline JSON text or a path; read and checked by the structured-answer module. */
   jsonSchema: string | undefined;
   session: SessionOptions;

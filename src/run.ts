@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -51,10 +51,10 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   // The run's own stop switch: the caller's signal (interrupts, --max-duration), and --max-budget-usd.
   const stop = followingController(input.signal);
   const signal = stop.signal;
-  // One private directory per run: full-output files go here, and under --sandbox it is the run's /tmp.
+  // One private directory per run: full-output files and the shell's bookkeeping go here, read-only under --sandbox.
   const runDir = realpathSync(mkdtempSync(join(tmpdir(), RUN_DIR_PREFIX)));
   input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
-  const shell = await openShell(config, input.secrets, runDir, input.runRecords, emit);
+  const shell = await openShell(config, input.secrets, runDir, input.runRecords, emit, input.registerCleanup);
   input.registerCleanup(() => shell.killAll());
 
   let commands = 0;
@@ -113,8 +113,10 @@ async function openShell(
   runDir: string,
   runRecords: string | undefined,
   emit: EventSink,
+  registerCleanup: RunInput['registerCleanup'],
 ): Promise<Shell> {
-  const wrap = config.sandbox ? await sandboxWrapper(config, runDir, emit) : undefined;
+  const sandbox = config.sandbox ? await sandboxFor(config, runDir, emit) : undefined;
+  if (sandbox) registerCleanup(sandbox.stop);
   emit({ type: 'notice', message: secrets.notice });
   // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
   if (runRecords) sweepDeadRuns(runRecords, dirname(runDir));
@@ -125,24 +127,19 @@ async function openShell(
     defaultTimeoutSec: config.timeoutSec,
     maxTimeoutSec: config.maxTimeoutSec,
     spillDir: runDir,
-    ...(wrap ? { wrap } : {}),
+    ...(sandbox ? { wrap: sandbox.wrap, afterCommand: sandbox.afterCommand } : {}),
     passEnv: secrets.passEnv,
     ...(secrets.createMask ? { createMask: secrets.createMask } : {}),
   });
 }
 
-async function sandboxWrapper(config: Config, runDir: string, emit: EventSink) {
-  const { probeSandbox, sandboxWrap, homeIsWorkDir } = await import('./shell/sandbox.js');
-  const probe = await probeSandbox(config.env.path);
-  if (!probe.ok) throw new UsageError(probe.message);
-  const home = config.env.home;
-  if (homeIsWorkDir(home, config.cwd)) {
-    emit({ type: 'warning', message: '--sandbox: the working directory is the home directory, so the commands see all of it (~/.ssh included); run from a project directory to keep the home hidden.' });
-  }
-  // The run's own home, empty at the start, kept from one command to the next like /tmp.
-  const privateHome = join(runDir, 'home');
-  mkdirSync(privateHome);
-  return sandboxWrap(probe.bwrapPath, config.cwd, { tmpDir: runDir, home, privateHome, expose: config.sandboxExpose });
+async function sandboxFor(config: Config, runDir: string, emit: EventSink) {
+  const { setUpSandbox } = await import('./shell/sandbox-setup.js');
+  const warn = (message: string): void => emit({ type: 'warning', message });
+  const { cwd, sandboxTmpBytes: tmpBytes, sandboxExpose: expose } = config;
+  const sandbox = await setUpSandbox({ cwd, runDir, tmpBytes, expose, path: config.env.path, home: config.env.home, warn });
+  if ('unavailable' in sandbox) throw new UsageError(sandbox.unavailable);
+  return sandbox;
 }
 
 /** The guard's parser loads on the first command, not at start-up. It judges the command where and as it will run. */

@@ -310,7 +310,7 @@ describe('Shell.run: directory and environment', () => {
     });
     const result = await shell.run('echo "wrapped=$WRAPPED"');
     expect(result.text).toBe('wrapped=yes');
-    expect(seen[0]!.argv.slice(0, 2)).toEqual(['bash', '-c']);
+    expect(seen[0]!.argv.slice(0, 4)).toEqual(['bash', '--norc', '--noprofile', '-c']);
     const stateDir = seen[0]!.stateDir;
     expect(statSync(stateDir).isDirectory()).toBe(true);
     await shell.dispose();

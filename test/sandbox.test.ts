@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { SpawnSyncReturns } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -105,10 +105,14 @@ describe.skipIf(bwrapPath === undefined)('commands under the sandbox', () => {
     expect(readFileSync(join(workDir, 'out.txt'), 'utf8')).toBe('made-inside\n');
   });
 
-  it('the state directory is writable', () => {
-    const result = runSandboxed(`cd sub 2>/dev/null; pwd > ${join(stateDir, 'cwd')}`);
-    expect(result.status).toBe(0);
-    expect(readFileSync(join(stateDir, 'cwd'), 'utf8')).toBe(`${workDir}\n`);
+  it('the state directory is read-only, but for its writable directory', () => {
+    const writableDir = join(stateDir, 'rw');
+    mkdirSync(writableDir, { recursive: true });
+    const [command, ...args] = wrap(['bash', '-c', `pwd > ${writableDir}/cwd; echo x > ${stateDir}/planted`], { cwd: workDir, stateDir, writableDir }) as [string, ...string[]];
+    const result = spawnSync(command, args, { encoding: 'utf8', timeout: 15_000 });
+    expect(result.stderr).toContain('Read-only file system');
+    expect(readFileSync(join(writableDir, 'cwd'), 'utf8')).toBe(`${workDir}\n`);
+    expect(existsSync(join(stateDir, 'planted'))).toBe(false);
   });
 
   it('has a private /tmp', () => {
@@ -179,3 +183,21 @@ async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<vo
   const deadline = Date.now() + timeoutMs;
   while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
+
+describe.skipIf(bwrapPath === undefined)('hidden runtime directories', () => {
+  it('hides /run and leaves out a directory that does not exist (a machine without /run)', () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'agent-sandbox-run-'));
+    try {
+      const missing = join(workDir, 'no-such-run');
+      const wrap = sandboxWrap(bwrapPath as string, workDir, { hiddenDirs: [missing, '/run'] });
+      const argv = wrap(['bash', '-c', 'ls -A /run | wc -l'], { cwd: workDir, stateDir: workDir });
+      expect(argv).not.toContain(missing);
+      const [command, ...args] = argv as [string, ...string[]];
+      const result = spawnSync(command, args, { encoding: 'utf8', timeout: 15_000 });
+      expect(result.stdout.trim()).toBe('0');
+      expect(result.status).toBe(0);
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+});

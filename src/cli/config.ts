@@ -10,6 +10,7 @@ import { loadDotenv } from './dotenv-trust.js';
 import { runEnvironment, terminalSettings } from './environment.js';
 import { networkSettings } from './network-config.js';
 import { resolvePromptOptions, type RawPromptOptions } from './prompt-options.js';
+import { resolveTmpSize } from './sandbox-options.js';
 import { checkPassEnv, resolveSandboxExpose } from './secret-options.js';
 import { resolveSessionOptions, type RawSessionOptions } from './session-options.js';
 import { resolveModelPlans, type RawModelOptions } from './thinking-options.js';
@@ -41,6 +42,7 @@ export interface RawOptions extends RawSessionOptions, RawBudgetOptions, RawProm
   contextWindow?: string;
   passEnv?: string[];
   sandboxExpose?: string[];
+  sandboxTmpSize?: string;
   jsonSchema?: string;
 }
 
@@ -107,6 +109,7 @@ export function resolveConfig(raw: RawOptions, real: Variables): Config {
     warnings: [...dotenv.warnings, ...networkWarnings, ...prompt.instructions.warnings, ...planWarnings],
     passEnv: checkPassEnv(raw.passEnv),
     sandboxExpose: resolveSandboxExpose(raw.sandboxExpose, Boolean(raw.sandbox), env.HOME),
+    sandboxTmpBytes: resolveTmpSize(raw.sandboxTmpSize, Boolean(raw.sandbox)),
     jsonSchema: nonEmpty(raw.jsonSchema, '--json-schema'),
     session: resolveSessionOptions(raw, real),
     budget: resolveBudget(raw, [model, ...(plans.fallback ? [plans.fallback.model] : [])]),

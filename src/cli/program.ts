@@ -51,6 +51,7 @@ function buildProgram(version: string): Command {
     .option('--dangerously-skip-guard', 'turn off the built-in deny rules (--allow and --deny still apply)')
     .option('--sandbox', 'run every command under bubblewrap: read-only system, no network')
     .option('--sandbox-expose <path>', 'under --sandbox, show a path of the hidden home read-only (repeatable)', collect)
+    .option('--sandbox-tmp-size <size>', 'under --sandbox, the size of the private /tmp (default 1G)')
     .option('--pass-env <glob>', 'let secret-looking variables that match through to the commands (repeatable)', collect);
 
   addSessionAndConfigurationOptions(program);

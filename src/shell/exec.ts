@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, mkdtempSync, realpathSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +9,6 @@ import { ProcessGroups } from './process-groups.js';
 import { registerMark } from './mark-registry.js';
 import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
 import { commandArgument, readFinalDirectory, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
-import { removeQuietly } from './remove-quietly.js';
 import type { TextFilter } from './secret-mask.js';
 import { nonInteractiveEnv, type PassEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
@@ -29,10 +28,13 @@ export interface ShellOptions {
   /** A directory where the run's process mark and spillDir are kept while it lives, so that a later run can clean up after it. */
   markRegistry?: string;
   /**
-   * Sandbox wrapper: receives ['bash', '-c', script] and returns the argv to spawn instead.
-   * `stateDir` is the shell's private bookkeeping directory; a sandbox must bind it writable.
+   * Sandbox wrapper: receives ['bash', ..., '-c', script] and returns the argv to spawn instead.
+   * `stateDir` is the shell's private bookkeeping directory, which a sandbox shows read-only, but for `writableDir`
+   * inside it, where the shell records its directory.
    */
-  wrap?: (argv: string[], ctx: { cwd: string; stateDir: string }) => string[];
+  wrap?: (argv: string[], ctx: { cwd: string; stateDir: string; writableDir: string }) => string[];
+  /** Runs after each command, once nothing it started runs any more; returns notes for the model. */
+  afterCommand?: () => string[];
   /** Which secret-looking variables reach the commands anyway (--pass-env); none by default. */
   passEnv?: PassEnv;
   /** A fresh secret mask for each command's output; everything downstream sees only masked text. */
@@ -72,8 +74,8 @@ type CommandReport = Omit<ExecResult, 'cwd' | 'durationMs'>;
 interface ReadyCommand {
   cwd: string;
   files: ShellFiles;
-  /** The file a long command was written to, removed after it ran. */
-  commandFile: string | null;
+  /** A long command, fed to the shell's stdin. */
+  stdin: string | null;
   argv: string[];
 }
 
@@ -91,6 +93,11 @@ function isDirectory(dir: string): boolean {
   }
 }
 
+/** The state directory, its prologue and its writable directory are still what they were made as, not links. */
+function isIntact(files: ShellFiles): boolean {
+  const kinds = [files.stateDir, files.prologue, files.writableDir].map((file) => lstatSync(file, { throwIfNoEntry: false }));
+  return kinds[0]?.isDirectory() === true && kinds[1]?.isFile() === true && kinds[2]?.isDirectory() === true;
+}
 
 export class Shell {
   private currentCwd: string;
@@ -140,15 +147,12 @@ export class Shell {
     const prepared = this.prepare(command, runOptions, notes);
     if ('refused' in prepared) return finish(prepared.refused);
     const timeoutSec = this.effectiveTimeout(runOptions.timeoutSec);
-    try {
-      const { outcome, captured } = await this.execute(prepared, timeoutSec, runOptions);
-      // A shell that never started recorded nothing: what the file holds is the previous command's.
-      const recorded = outcome.spawnError === null ? readFinalDirectory(prepared.files.cwd) : null;
-      this.currentCwd = recorded ?? prepared.cwd;
-      return finish(report(outcome, captured, notes, timeoutSec));
-    } finally {
-      if (prepared.commandFile !== null) removeQuietly(prepared.commandFile);
-    }
+    const { outcome, captured } = await this.execute(prepared, timeoutSec, runOptions);
+    // A shell that never started recorded nothing: what the file holds is the previous command's.
+    const recorded = outcome.spawnError === null ? readFinalDirectory(prepared.files.cwd) : null;
+    this.currentCwd = recorded ?? prepared.cwd;
+    notes.push(...(this.options.afterCommand?.() ?? []));
+    return finish(report(outcome, captured, notes, timeoutSec));
   }
 
   /**
@@ -185,10 +189,13 @@ export class Shell {
     if (command.includes('\0')) return { refused: failure('cannot run the command: it contains a NUL character') };
     try {
       const files = this.ensureFiles();
-      const { argument, file } = commandArgument(command, files, ++this.commandCount);
-      const bashArgv = ['bash', '-c', argument];
-      const argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir: files.stateDir }) : bashArgv;
-      return { cwd, files, commandFile: file, argv };
+      const { argument, stdin } = commandArgument(command);
+      this.commandCount++;
+      // No start-up files, whatever bash takes its stdin for: only BASH_ENV, the prologue.
+      const bashArgv = ['bash', '--norc', '--noprofile', '-c', argument];
+      const { stateDir, writableDir } = files;
+      const argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir, writableDir }) : bashArgv;
+      return { cwd, files, stdin, argv };
     } catch (error) {
       return { refused: failure(`cannot run the command: ${error instanceof Error ? error.message : String(error)}`) };
     }
@@ -196,7 +203,7 @@ export class Shell {
 
   /** Runs the prepared command in its own process group, feeding its cleaned output into a bounded capture. */
   private async execute(
-    { cwd, files, argv }: ReadyCommand,
+    { cwd, files, stdin, argv }: ReadyCommand,
     timeoutSec: number,
     runOptions: RunOptions,
   ): Promise<{ outcome: GroupRunResult; captured: CapturedOutput }> {
@@ -213,6 +220,7 @@ export class Shell {
       outcome = await runInGroup({
         argv,
         cwd,
+        ...(stdin === null ? {} : { stdin }),
         env: { ...this.commandEnvironment(cwd), BASH_ENV: files.prologue, [this.mark.envName]: this.mark.envValue },
         timeoutMs: timeoutSec * 1000,
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
@@ -243,14 +251,15 @@ export class Shell {
     return this.runCwd;
   }
 
-  /** The state directory and its prologue, made again if a command removed them. */
+  /**
+   * The state directory and its prologue. A command that removed or replaced any of it (possible only outside a
+   * sandbox) gets a fresh directory rather than a file written again where it could have planted a link.
+   */
   private ensureFiles(): ShellFiles {
-    if (this.files !== null && statSync(this.files.prologue, { throwIfNoEntry: false })?.isFile()) return this.files;
-    if (this.files === null || !isDirectory(this.files.stateDir)) {
-      // Resolved, so a sandbox that binds it by its real path finds BASH_ENV at the same path.
-      // Beside the spill files, so a caller that removes that directory on a hard exit removes this one too.
-      this.files = shellFiles(realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))));
-    }
+    if (this.files !== null && isIntact(this.files)) return this.files;
+    // Resolved, so a sandbox that binds it by its real path finds BASH_ENV at the same path.
+    // Beside the spill files, so a caller that removes that directory on a hard exit removes this one too.
+    this.files = shellFiles(realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))));
     writePrologue(this.files, { mark: markingCommand(this.mark), userBashEnv: this.options.env.BASH_ENV });
     return this.files;
   }

@@ -1,21 +1,32 @@
 /**
  * The scripts around the commands. Each command runs as `bash -c command`, untouched, so bash reports its errors
  * and line numbers as usual. The bookkeeping runs first through BASH_ENV, which a non-interactive bash sources
- * before the command (even before parsing it, so syntax errors are merged too): merge stderr into stdout, mark the
- * shell so that what it starts can be found later, keep track of its directory, and hand the user's own BASH_ENV
- * (if any) back to the command and its children.
+ * before the command (even before parsing it, so syntax errors are merged too): close every descriptor beyond
+ * stdio that the agent inherited, merge stderr into stdout, mark the shell so that what it starts can be found
+ * later, keep track of its directory, and hand the user's own BASH_ENV (if any) back to the command and its children.
+ *
+ * The host writes the prologue once, into a fresh directory (a sandbox shows it read-only), and never writes the
+ * files the shell writes; it only reads the directory file back, without following links.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The shell's bookkeeping files, in its private state directory; written once, used by every command. */
 export interface ShellFiles {
   stateDir: string;
   prologue: string;
+  /** The only place the shell itself writes to (a sandbox must show it writable): the two files below. */
+  writableDir: string;
   /** The directory the shell is in: written when it starts, on every change of directory and on exit. */
   cwd: string;
   /** Scratch space for the error message of a failed cd. */
   cdError: string;
+}
+
+/** How a command reaches bash: the `-c` argument, and the text to feed on its stdin (a long command), if any. */
+export interface CommandArgument {
+  argument: string;
+  stdin: string | null;
 }
 
 export interface PrologueOptions {
@@ -28,18 +39,33 @@ export interface PrologueOptions {
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); longer commands go through a file. */
 const MAX_INLINE_COMMAND_BYTES = 100_000;
 
+/** The longest directory record read back; anything longer is not a directory the shell recorded. */
+const MAX_RECORD_BYTES = 64 * 1024;
+
+/**
+ * Every descriptor above 2 closed, whatever opened it: the command must not reach what the agent inherited. The
+ * glob's own descriptor is gone by the time the loop runs.
+ */
+const CLOSE_INHERITED =
+  'for __agent_fd in /proc/self/fd/* /dev/fd/*; do __agent_fd=${__agent_fd##*/}; ' +
+  '[[ $__agent_fd == [0-9]* && $__agent_fd -gt 2 ]] && builtin eval "exec $__agent_fd>&-"; done 2>/dev/null; unset __agent_fd';
+
+/** The file names of a state directory (already made, empty, private). */
 export function shellFiles(stateDir: string): ShellFiles {
+  const writableDir = path.join(stateDir, 'rw');
   return {
     stateDir,
     prologue: path.join(stateDir, 'prologue.sh'),
-    cwd: path.join(stateDir, 'cwd'),
-    cdError: path.join(stateDir, 'cd-error'),
+    writableDir,
+    cwd: path.join(writableDir, 'cwd'),
+    cdError: path.join(writableDir, 'cd-error'),
   };
 }
 
 export function writePrologue(files: ShellFiles, options: PrologueOptions): void {
   const { userBashEnv } = options;
   const prologue = [
+    CLOSE_INHERITED,
     userBashEnv ? `export BASH_ENV=${shellQuote(userBashEnv)}` : 'unset BASH_ENV',
     'exec 2>&1',
     options.mark,
@@ -49,15 +75,20 @@ export function writePrologue(files: ShellFiles, options: PrologueOptions): void
     `trap ${shellQuote(`{ ${recordDirectory(files.cwd)}; } 2>/dev/null`)} EXIT`,
     '',
   ].join('\n');
-  writeFileSync(files.prologue, prologue, { mode: 0o600 });
+  mkdirSync(files.writableDir, { mode: 0o700 });
+  // A new file in a new directory: never an existing one, never through a link.
+  writeFileSync(files.prologue, prologue, { mode: 0o600, flag: 'wx' });
 }
 
-/** The argument for `bash -c`: the command itself, or when too long, a line that sources the file it was written to. */
-export function commandArgument(command: string, files: ShellFiles, id: number): { argument: string; file: string | null } {
-  if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND_BYTES) return { argument: command, file: null };
-  const file = path.join(files.stateDir, `command-${id}.sh`);
-  writeFileSync(file, command, { mode: 0o600 });
-  return { argument: `. ${shellQuote(file)}`, file };
+/**
+ * The argument for `bash -c`: the command itself, or when too long for one argument, a line that sources it from
+ * the shell's stdin, read whole before it runs, with stdin /dev/null for the command as for any other. No file is
+ * written for it. It goes through a pipe (cat's), since a socket, as Node's stdin pipes are, cannot be opened as
+ * /dev/fd/N; the command's first act closes that pipe, on its first line so that line numbers stay its own.
+ */
+export function commandArgument(command: string): CommandArgument {
+  if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND_BYTES) return { argument: command, stdin: null };
+  return { argument: '. <(builtin exec cat) </dev/null', stdin: `builtin eval "exec \${BASH_SOURCE##*/}<&-"; ${command}` };
 }
 
 /**
@@ -67,11 +98,11 @@ export function commandArgument(command: string, files: ShellFiles, id: number):
  * would have printed it from the caller's line, and the bookkeeping stays out of `set -x` traces.
  */
 function trackingFunction(builtin: string, files: ShellFiles): string {
-  const [stateDir, errorFile] = [files.stateDir, files.cdError].map(shellQuote);
+  const [writableDir, errorFile] = [files.writableDir, files.cdError].map(shellQuote);
   const prologuePrefix = shellQuote(`${files.prologue}: line `);
   return `${builtin}() {
   {
-    [[ -d ${stateDir} ]] || { builtin ${builtin} "$@" 2>&3; return; }
+    [[ -d ${writableDir} ]] || { builtin ${builtin} "$@" 2>&3; return; }
     local __agent_status=0 __agent_error=
     builtin ${builtin} "$@" 2>| ${errorFile} || __agent_status=$?
     if ((__agent_status == 0 && BASHPID == $$)); then ${recordDirectory(files.cwd)}; fi
@@ -93,13 +124,27 @@ function recordDirectory(file: string): string {
   return `builtin printf '%s\\0' "$PWD" 1<> ${shellQuote(file)}`;
 }
 
-/** The directory the shell ended in, as last recorded; null when nothing was recorded. */
+/**
+ * The directory the shell ended in, as last recorded; null when nothing was recorded. The file lies where the
+ * commands can write, so it is opened without following a link and without waiting on a FIFO, and read only when it
+ * is a regular file.
+ */
 export function readFinalDirectory(file: string): string | null {
-  let recorded: string;
+  let fd: number;
   try {
-    recorded = readFileSync(file, 'utf8');
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return null;
+  }
+  let recorded: string;
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const bytes = Buffer.alloc(MAX_RECORD_BYTES);
+    recorded = bytes.subarray(0, readSync(fd, bytes, 0, bytes.length, 0)).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
   const end = recorded.indexOf('\0');
   const dir = end === -1 ? '' : recorded.slice(0, end);

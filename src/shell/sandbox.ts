@@ -1,37 +1,56 @@
 // --sandbox: every command runs under bubblewrap. The filesystem is read-only except the
-// working directory, the executor's state directory and a private /tmp; the home directory is
-// an empty private one (paths of the real home can be shown read-only); there is no network;
+// working directory, the directory the shell records its own directory in, and a private /tmp of
+// bounded size; the home directory is an empty private one (paths of the real home can be shown
+// read-only); the host's runtime directories (its Unix sockets) are hidden; there is no network;
 // the sandbox dies with the run.
-import { constants, realpathSync } from 'node:fs';
+import { constants, realpathSync, statSync } from 'node:fs';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
+import type { Mount } from './sandbox-mount.js';
 
 export type SandboxProbe = { ok: true; bwrapPath: string } | { ok: false; message: string };
 
 export interface SandboxContext {
   cwd: string;
+  /** The shell's bookkeeping, shown read-only... */
   stateDir: string;
+  /** ...but for this directory inside it, where the shell records its directory (default: none). */
+  writableDir?: string;
 }
 
+/** A run-wide /tmp: a tmpfs that a long-lived process keeps mounted at `dir` in its mount namespace. */
+export interface TmpHolder {
+  pid: number;
+  dir: string;
+  nsenterPath: string;
+}
+
+/** The default size of /tmp, in bytes. */
+export const DEFAULT_TMP_BYTES = 1024 ** 3;
+
 export interface SandboxOptions {
-  /** Host directory to show as /tmp, so /tmp lasts the whole run. Default: a fresh tmpfs per command. */
+  /** The run-wide /tmp; without one, a fresh tmpfs of `tmpBytes` per command. */
+  tmpHolder?: TmpHolder;
+  /** Host directory to show as /tmp instead, where no bounded tmpfs can be kept (an old bubblewrap). */
   tmpDir?: string;
+  /** The size of a per-command /tmp (DEFAULT_TMP_BYTES by default). */
+  tmpBytes?: number;
   /** The home directory to hide (default: os.homedir()). Not hidden when it is / or does not exist. */
   home?: string;
   /** Host directory shown in place of the home, so the home lasts the whole run. Default: a fresh tmpfs per command. */
   privateHome?: string;
   /** Paths shown read-only at their own place, typically files of the hidden home (~/.gitconfig). */
   expose?: readonly string[];
+  /** Host directories shown read-only at their own place: the run's private directory (spill files, the prologue). */
+  readOnly?: readonly string[];
+  /** More mounts, such as the repository's protected .git entries. */
+  extraMounts?: readonly Mount[];
+  /** Directories hidden behind empty ones, for the host's Unix sockets (default: the host's runtime directories). */
+  hiddenDirs?: readonly string[];
 }
 
 export type SandboxWrapper = (argv: string[], ctx: SandboxContext) => string[];
-
-/** One bwrap mount: its flags and the path inside the sandbox it lands on. */
-interface Mount {
-  at: string;
-  flags: string[];
-}
 
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -63,29 +82,53 @@ const ISOLATION_FLAGS: readonly string[] = [
 
 /** Turns `['bash', '-c', script]` into the same command run under bubblewrap. */
 export function sandboxWrap(bwrapPath: string, workDir: string, options: SandboxOptions = {}): SandboxWrapper {
-  const writableRoot = realpathOr(workDir);
-  const tmpDir = options.tmpDir === undefined ? undefined : realpathOr(options.tmpDir);
-  const home = hiddenHome(options.home ?? homedir());
-  const privateHome = options.privateHome === undefined ? undefined : realpathOr(options.privateHome);
-  const exposed = (options.expose ?? []).map(exposure);
-  return (argv, ctx) => [
-    bwrapPath,
-    ...mountFlags({ workDir: writableRoot, stateDir: realpathOr(ctx.stateDir), tmpDir, home, privateHome, exposed }),
-    ...ISOLATION_FLAGS,
-    '--chdir',
-    ctx.cwd,
-    '--',
-    ...argv,
-  ];
+  const holder = options.tmpHolder;
+  const plan: Omit<MountPlan, 'stateDir' | 'writableDir'> = {
+    workDir: realpathOr(workDir),
+    tmp: tmpMounts(options),
+    home: hiddenHome(options.home ?? homedir()),
+    privateHome: options.privateHome === undefined ? undefined : realpathOr(options.privateHome),
+    exposed: [...(options.expose ?? []).map(exposure), ...(options.readOnly ?? []).map((path) => ({ from: realpathOr(path), at: realpathOr(path) }))],
+    hidden: hiddenDirectories(options.hiddenDirs ?? defaultHiddenDirs()),
+    extra: options.extraMounts ?? [],
+  };
+  // The run-wide /tmp is a mount of the holder's namespace: each command's sandbox is made from inside it.
+  const prefix = holder === undefined ? [] : [holder.nsenterPath, '-t', String(holder.pid), '-U', '-m', '--preserve-credentials', '--'];
+  return (argv, ctx) => {
+    const writableDir = ctx.writableDir === undefined ? undefined : realpathOr(ctx.writableDir);
+    const mounts = mountFlags({ ...plan, stateDir: realpathOr(ctx.stateDir), writableDir });
+    return [...prefix, bwrapPath, ...mounts, ...ISOLATION_FLAGS, '--chdir', ctx.cwd, '--', ...argv];
+  };
 }
 
 interface MountPlan {
   workDir: string;
   stateDir: string;
-  tmpDir: string | undefined;
+  writableDir: string | undefined;
+  tmp: Mount[];
   home: string | undefined;
   privateHome: string | undefined;
   exposed: Array<{ from: string; at: string }>;
+  hidden: string[];
+  extra: readonly Mount[];
+}
+
+function tmpMounts(options: SandboxOptions): Mount[] {
+  if (options.tmpHolder !== undefined) return [{ at: '/tmp', flags: ['--bind', options.tmpHolder.dir, '/tmp'] }];
+  if (options.tmpDir !== undefined) return [{ at: '/tmp', flags: ['--bind', realpathOr(options.tmpDir), '/tmp'] }];
+  const bytes = String(options.tmpBytes ?? DEFAULT_TMP_BYTES);
+  return [{ at: '/tmp', flags: ['--perms', '1777', '--size', bytes, '--tmpfs', '/tmp'] }];
+}
+
+/** Where a host keeps its Unix sockets (docker.sock, D-Bus, systemd): /run, /var/run and the user's runtime directory. */
+export function defaultHiddenDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  return ['/run', '/var/run', ...(env.XDG_RUNTIME_DIR ? [env.XDG_RUNTIME_DIR] : [])];
+}
+
+/** The hidden directories as they really are, once each; those that do not exist (no /run) are left out. */
+function hiddenDirectories(paths: readonly string[]): string[] {
+  const found = paths.filter((path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true).map(realpathOr);
+  return [...new Set(found)].filter((path) => path !== '/');
 }
 
 /**
@@ -95,19 +138,19 @@ interface MountPlan {
  * again. At equal depth the listed order holds: a working directory that is the home itself is shown, writable.
  */
 function mountFlags(plan: MountPlan): string[] {
-  const { workDir, stateDir, tmpDir, home, privateHome, exposed } = plan;
+  const { workDir, stateDir, writableDir, home, privateHome, exposed } = plan;
   const mounts: Mount[] = [
     { at: '/', flags: ['--ro-bind', '/', '/'] },
     { at: '/dev', flags: ['--dev', '/dev'] },
     { at: '/proc', flags: ['--proc', '/proc'] },
-    // A run-wide /tmp is also visible at its host path, so files the executor names there (full-output files) resolve inside.
-    ...(tmpDir === undefined
-      ? [{ at: '/tmp', flags: ['--tmpfs', '/tmp'] }]
-      : [{ at: '/tmp', flags: ['--bind', tmpDir, '/tmp'] }, { at: tmpDir, flags: ['--bind', tmpDir, tmpDir] }]),
+    ...plan.tmp,
+    ...plan.hidden.map((dir) => ({ at: dir, flags: ['--tmpfs', dir] })),
     ...(home === undefined ? [] : [{ at: home, flags: privateHome === undefined ? ['--tmpfs', home] : ['--bind', privateHome, home] }]),
     ...exposed.map(({ from, at }) => ({ at, flags: ['--ro-bind', from, at] })),
     { at: workDir, flags: ['--bind', workDir, workDir] },
-    { at: stateDir, flags: ['--bind', stateDir, stateDir] },
+    ...plan.extra,
+    { at: stateDir, flags: ['--ro-bind', stateDir, stateDir] },
+    ...(writableDir === undefined ? [] : [{ at: writableDir, flags: ['--bind', writableDir, writableDir] }]),
   ];
   const ordered = mounts.map((mount, index) => ({ mount, index })).sort((a, b) => depth(a.mount.at) - depth(b.mount.at) || a.index - b.index);
   return [...ordered.flatMap(({ mount }) => mount.flags), '--setenv', 'TMPDIR', '/tmp'];
@@ -141,7 +184,8 @@ export async function probeSandbox(path: string): Promise<SandboxProbe> {
   }
   const scratch = await mkdtemp(join(tmpdir(), 'agent-sandbox-probe-'));
   try {
-    const argv = sandboxWrap(bwrapPath, scratch)(['sh', '-c', 'exit 0'], { cwd: scratch, stateDir: scratch });
+    // A host /tmp here: whether this bubblewrap can also bound a tmpfs is the run's /tmp holder's question.
+    const argv = sandboxWrap(bwrapPath, scratch, { tmpDir: scratch })(['sh', '-c', 'exit 0'], { cwd: scratch, stateDir: scratch });
     const result = await run(argv);
     if (result.ok) return { ok: true, bwrapPath };
     return {
@@ -153,7 +197,7 @@ export async function probeSandbox(path: string): Promise<SandboxProbe> {
   }
 }
 
-async function findExecutable(name: string, searchPath: string): Promise<string | undefined> {
+export async function findExecutable(name: string, searchPath: string): Promise<string | undefined> {
   for (const directory of searchPath.split(delimiter)) {
     if (directory === '') continue;
     const candidate = join(directory, name);

@@ -9,6 +9,8 @@ export interface GroupRunOptions {
   argv: readonly string[];
   cwd: string;
   env: Record<string, string>;
+  /** Text for the leader's stdin, then EOF; without it, stdin is /dev/null. */
+  stdin?: string;
   timeoutMs: number;
   signal?: AbortSignal;
   /** Between SIGTERM and SIGKILL of the group on timeout or abort. */
@@ -80,7 +82,14 @@ function spawnLeader(options: GroupRunOptions): ChildProcess | string {
   const [file, ...args] = options.argv;
   if (file === undefined) return 'empty argv';
   try {
-    return spawn(file, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdin = options.stdin === undefined ? 'ignore' : 'pipe';
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
+    if (child.stdin) {
+      // A shell that exits before reading it all is not an error of the agent's.
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.stdin);
+    }
+    return child;
   } catch (error) {
     return errorText(error);
   }

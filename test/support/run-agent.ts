@@ -34,6 +34,8 @@ export interface AgentOptions {
    * promise rejects otherwise); false turns that off, for a test that looks at broken output on purpose.
    */
   checkOutput?: boolean;
+  /** Descriptors the agent inherits beyond stdio, by the number it sees them as: an open file's descriptor, or 'pipe'. */
+  extraStdio?: Record<number, number | 'pipe'>;
 }
 
 /**
@@ -70,7 +72,7 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
   const child = spawn(command, argv, {
     cwd: options.cwd ?? tempDir(),
     env,
-    stdio: [stdinMode, 'pipe', 'pipe'],
+    stdio: [stdinMode, 'pipe', 'pipe', ...extraDescriptors(options.extraStdio ?? {})],
   });
   options.onSpawn?.(child);
   if (typeof options.stdin === 'string' && options.stdin !== 'ignore' && options.stdin !== 'open') child.stdin?.end(options.stdin);
@@ -95,6 +97,11 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
       resolvePromise({ pid: child.pid, code, signal, stdout, stderr, durationMs: performance.now() - started });
     });
   });
+}
+
+function extraDescriptors(extra: Record<number, number | 'pipe'>): Array<number | 'pipe' | 'ignore'> {
+  const highest = Math.max(2, ...Object.keys(extra).map(Number));
+  return Array.from({ length: highest - 2 }, (_, index) => extra[index + 3] ?? 'ignore');
 }
 
 /** A run that ended on its own (not killed, not cut off by a closed pipe) printed whole lines, each valid against schema/. */

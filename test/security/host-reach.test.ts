@@ -1,0 +1,106 @@
+// What lies beyond the sandbox's files: the host's Unix sockets, the disk behind /tmp, the descriptors the agent
+// itself inherited. An attacker inside reaches for each.
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { answer, bash, runAgent, tempDir, toolResults } from '../support/run-agent.js';
+import { useServer } from '../support/use-server.js';
+import { bwrapPath, NO_BWRAP, noisyHome, outsideTmp, runSandboxed } from './attack-support.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+});
+
+/** A Unix socket server that counts who connects; undefined where the path cannot be listened on (no /run, not root). */
+async function socketServer(path: string): Promise<{ path: string; connections: () => number } | undefined> {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    socket.end('host\n');
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, resolve);
+    });
+  } catch {
+    return undefined;
+  }
+  servers.push(server);
+  return { path, connections: () => connections };
+}
+
+const connectWithPerl = (path: string): string =>
+  `perl -MIO::Socket::UNIX -e '$s = IO::Socket::UNIX->new(Peer => $ARGV[0]); print $s ? "CONNECTED\\n" : "refused: $!\\n"' ${JSON.stringify(path)}`;
+
+describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond its files (${NO_BWRAP} to run)`, () => {
+  const serve = useServer();
+
+  it('no host Unix socket: not under /run, not in XDG_RUNTIME_DIR, not in the abstract namespace', async () => {
+    const runtimeDir = outsideTmp('agent-runtime-');
+    const tag = `agent-redteam-${process.pid}-${Date.now()}`;
+    const targets = [
+      await socketServer(join(runtimeDir, 'bus')),
+      await socketServer(`/run/${tag}.sock`),
+      await socketServer(`\0${tag}`),
+    ].filter((target) => target !== undefined);
+    const command = targets.map((target) => connectWithPerl(target.path.replace('\0', '\\0'))).join('; ');
+    const s = await serve([bash(`${command}; ls /run /var/run | head -5; true`), answer('done')]);
+    const run = await runSandboxed(['go'], s.url, { cwd: tempDir(), env: { XDG_RUNTIME_DIR: runtimeDir } });
+    expect(run.code).toBe(0);
+    const output = toolResults(s.requests[1]!)[0]!.content;
+    expect(output).not.toContain('CONNECTED');
+    expect(output).not.toContain(tag);
+    for (const target of targets) expect(target.connections()).toBe(0);
+  });
+
+  it('/tmp is a tmpfs of bounded size: filling it fails inside, and the transcript is whole', async () => {
+    const cwd = tempDir();
+    const transcript = join(cwd, 'run.jsonl');
+    const fill = 'head -c 64M /dev/zero > /tmp/fill; stat -c %s /tmp/fill; df -B1 --output=size /tmp | tail -1';
+    const s = await serve([bash('echo kept > /tmp/keep'), bash(fill), bash('cat /tmp/keep; rm /tmp/fill'), answer('done')]);
+    const run = await runSandboxed(['--sandbox-tmp-size', '16M', '--transcript', transcript, 'go'], s.url, { cwd });
+    expect(run.code).toBe(0);
+    const filled = toolResults(s.requests[2]!)[0]!.content;
+    expect(filled).toContain('No space left on device');
+    const [size, total] = filled.split('\n').slice(-2).map(Number);
+    expect(size).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(total).toBe(16 * 1024 * 1024);
+    expect(toolResults(s.requests[3]!)[0]!.content).toBe('kept');
+    const records = readFileSync(transcript, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    expect(records.at(-1)!.type).toBe('result');
+  });
+
+  it('/tmp holds 1 GiB by default', async () => {
+    const s = await serve([bash('df -B1 --output=size /tmp | tail -1'), answer('done')]);
+    const run = await runSandboxed(['go'], s.url, { cwd: tempDir() });
+    expect(run.code).toBe(0);
+    expect(toolResults(s.requests[1]!)[0]!.content.trim()).toBe(String(1024 ** 3));
+  });
+
+  it.each([
+    ['under --sandbox', ['--sandbox']],
+    ['without the sandbox', []],
+  ])('no descriptor the agent inherited reaches a command, %s', async (_name, flags) => {
+    const secretFile = join(outsideTmp('agent-fd-'), 'inherited.txt');
+    writeFileSync(secretFile, 'host secret\n');
+    const fd = openSync(secretFile, 'r+');
+    try {
+      const probe = 'for n in 3 4 5 30 31 200; do [ -e /proc/$$/fd/$n ] && echo "fd $n open"; { echo written >&$n; } 2>/dev/null; done; ' +
+        '{ cat <&3; cat <&30; cat <&200; } 2>/dev/null; ls /proc/$$/fd | tr "\\n" " "';
+      const s = await serve([bash(probe), answer('done')]);
+      const { home } = noisyHome();
+      const run = await runAgent([...flags, 'go'], s.url, { cwd: tempDir(), env: { HOME: home }, extraStdio: { 3: fd, 4: 'pipe', 30: fd, 31: 'pipe', 200: fd } });
+      expect(run.code).toBe(0);
+      const output = toolResults(s.requests[1]!)[0]!.content;
+      expect(output).not.toContain('open');
+      expect(output).not.toContain('host secret');
+      expect(output.trim().split(' ').filter((n) => Number(n) > 2)).toEqual([]);
+      expect(readFileSync(secretFile, 'utf8')).toBe('host secret\n');
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
