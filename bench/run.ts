@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { tempDir } from '../test/support/run-agent.js';
 import { measureCachingBill, measureFloodRss, measureLongRun } from './conversations.js';
 import type { Figure } from './figures.js';
+import { measureSandboxPerTurn } from './sandbox.js';
 import { measurePerTurn, measureStartup } from './startup.js';
 import { measureBinary } from './binary.js';
 import { measureTurnBreakdown } from './turn-breakdown.js';
@@ -25,6 +26,12 @@ function fetchNode(major: number): string | undefined {
     return undefined;
   }
 }
+/** AGENT_BENCH_BASELINE: another build's bin/agent, to compare the per-turn figure under --sandbox with. */
+function baseline(): { baselineBin?: string } {
+  const bin = process.env.AGENT_BENCH_BASELINE;
+  return bin ? { baselineBin: bin } : {};
+}
+
 const STARTUP_REPETITIONS = 21;
 const PER_TURN_PAIRS = 15;
 const FLOOD_RUNS = 3;
@@ -75,6 +82,7 @@ async function main(): Promise<void> {
     }],
     ['binary', 'the standalone binary', () => measureBinary({ nodeBinDir: node24, repetitions: STARTUP_REPETITIONS, tmp })],
     ['per-turn', 'per turn, agent and bare loop', () => measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp })],
+    ['sandbox', 'per turn under --sandbox', () => measureSandboxPerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp, ...baseline() })],
     ['breakdown', "where a turn's CPU goes", () => measureTurnBreakdown(tmp)],
     ['memory', 'peak memory under 1 GB of output', () => measureFloodRss(FLOOD_RUNS, tmp)],
     ['cache', 'token bill with and without caching', () => measureCachingBill(tmp)],
