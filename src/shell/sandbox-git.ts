@@ -9,8 +9,11 @@ import { lstatSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSyn
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Mount } from './sandbox-mount.js';
 
-/** What git reads in a git directory that can make it run a program, or look for its config elsewhere. */
-const GUARDED = ['config', 'config.worktree', 'hooks', 'info', 'modules', 'worktrees', 'commondir', 'gitdir'];
+/**
+ * What git reads in a git directory that can make it run a program, or look for its config elsewhere. Not info/:
+ * git writes there (`git gc` updates info/refs), and its attributes only choose among the drivers a config defines.
+ */
+const GUARDED = ['config', 'config.worktree', 'hooks', 'modules', 'worktrees', 'commondir', 'gitdir'];
 
 export interface GitProtection {
   mounts: Mount[];

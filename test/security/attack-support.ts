@@ -1,10 +1,9 @@
 // What the attacks share: bubblewrap's presence, a host directory outside every place the sandbox can write, a home
 // whose start-up files are noisy (they must never be sourced), and a run of the binary under --sandbox.
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach } from 'vitest';
-import { rmSync } from 'node:fs';
 import { runAgent, tempDir, type AgentOptions, type AgentRun } from '../support/run-agent.js';
 
 export const bwrapPath = (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'bwrap')).find((candidate) => {
@@ -16,7 +15,7 @@ export const bwrapPath = (process.env.PATH ?? '').split(delimiter).map((dir) => 
   }
 });
 
-export const NO_BWRAP = 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap';
+const NO_BWRAP = 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap';
 if (bwrapPath === undefined) console.warn(`security tests skipped: ${NO_BWRAP}`);
 
 const madeOutside: string[] = [];
@@ -50,10 +49,4 @@ export function runSandboxed(args: string[], url: string, options: AgentOptions 
 export function listTree(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
-}
-
-export function makeDir(...parts: string[]): string {
-  const dir = join(...parts);
-  mkdirSync(dir, { recursive: true });
-  return dir;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, bash, tempDir, toolResults } from '../support/run-agent.js';
 import { useServer } from '../support/use-server.js';
-import { bwrapPath, listTree, NO_BWRAP, noisyHome, outsideTmp, runSandboxed } from './attack-support.js';
+import { bwrapPath, listTree, noisyHome, outsideTmp, runSandboxed } from './attack-support.js';
 
 /** Bash that finds the shell's bookkeeping directory as an attacker would: from the environment bash started with. */
 const FIND_STATE_DIR = `env_file=$(tr '\\0' '\\n' < /proc/$$/environ | sed -n 's/^BASH_ENV=//p'); sd=$(dirname "$env_file")`;
@@ -26,7 +26,7 @@ true`;
 
 const LONG_COMMAND = `: ${'a'.repeat(120_000)}; echo long-done`;
 
-describe.skipIf(bwrapPath === undefined)(`--sandbox: the host never writes through what the sandbox planted (${NO_BWRAP} to run)`, () => {
+describe.skipIf(bwrapPath === undefined)(`--sandbox: the host never writes through what the sandbox planted`, () => {
   const serve = useServer();
 
   it('links in place of the bookkeeping files, then a long command', async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, bash, toolResults } from '../support/run-agent.js';
 import { useServer } from '../support/use-server.js';
-import { bwrapPath, NO_BWRAP, noisyHome, outsideTmp, runSandboxed } from './attack-support.js';
+import { bwrapPath, noisyHome, outsideTmp, runSandboxed } from './attack-support.js';
 
 function git(cwd: string, ...args: string[]): string {
   const { home } = noisyHome();
@@ -40,9 +40,13 @@ git init -q evil && git -C evil config core.fsmonitor 'touch ${mark}' && printf 
 h=$(git rev-parse --git-common-dir)/hooks; rm -rf "$h" && mkdir "$h" && printf '#!/bin/sh\\ntouch ${mark}\\n' > "$h/post-checkout" && chmod +x "$h/post-checkout"
 true`;
 
-const COMMIT = 'echo inside > inside.txt && git add inside.txt && git -c user.name=In -c user.email=in@example.com commit -qm inside && echo committed';
+const COMMIT = [
+  'export GIT_AUTHOR_NAME=In GIT_AUTHOR_EMAIL=in@example.com GIT_COMMITTER_NAME=In GIT_COMMITTER_EMAIL=in@example.com',
+  'echo inside > inside.txt && git add inside.txt && git commit -qm inside && git branch inner && git checkout -q inner',
+  'echo more >> inside.txt && git stash -q && git stash pop -q && git checkout -q - && git gc -q && echo committed',
+].join('; ');
 
-describe.skipIf(bwrapPath === undefined)(`--sandbox: .git cannot make the host run a program later (${NO_BWRAP} to run)`, () => {
+describe.skipIf(bwrapPath === undefined)(`--sandbox: .git cannot make the host run a program later`, () => {
   const serve = useServer();
 
   async function attack(cwd: string, script: string, mark: string): Promise<void> {
@@ -58,7 +62,7 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: .git cannot make the host r
     expect(git(cwd, 'log', '--format=%s')).toContain('inside\n');
   }
 
-  it('hooks, core.fsmonitor and attributes planted in .git, the working directory reached through a link', async () => {
+  it('hooks and core.fsmonitor planted in .git, the working directory reached through a link', async () => {
     const repo = repository();
     const link = join(outsideTmp('agent-link-'), 'repo');
     symlinkSync(repo, link);
@@ -66,7 +70,7 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: .git cannot make the host r
     await attack(link, plant(mark, '.git'), mark);
   });
 
-  it('names git would read that do not exist yet (no hooks, no info directory)', async () => {
+  it('names git would read that do not exist yet (a repository made without hooks)', async () => {
     const repo = repository({ template: '' });
     expect(existsSync(join(repo, '.git', 'hooks'))).toBe(false);
     const mark = join(outsideTmp('agent-mark-'), 'ran');

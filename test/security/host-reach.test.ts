@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answer, bash, runAgent, tempDir, toolResults } from '../support/run-agent.js';
 import { useServer } from '../support/use-server.js';
-import { bwrapPath, NO_BWRAP, noisyHome, outsideTmp, runSandboxed } from './attack-support.js';
+import { bwrapPath, noisyHome, outsideTmp, runSandboxed } from './attack-support.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -35,7 +35,7 @@ async function socketServer(path: string): Promise<{ path: string; connections: 
 const connectWithPerl = (path: string): string =>
   `perl -MIO::Socket::UNIX -e '$s = IO::Socket::UNIX->new(Peer => $ARGV[0]); print $s ? "CONNECTED\\n" : "refused: $!\\n"' ${JSON.stringify(path)}`;
 
-describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond its files (${NO_BWRAP} to run)`, () => {
+describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond its files`, () => {
   const serve = useServer();
 
   it('no host Unix socket: not under /run, not in XDG_RUNTIME_DIR, not in the abstract namespace', async () => {
