@@ -1,6 +1,6 @@
 // An attacker inside the sandbox swaps every file it can reach for a symbolic link to a host file, then asks for a
 // command long enough (over 100 kB) that it cannot go inline. The host side must never write through those links.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, bash, tempDir, toolResults } from '../support/run-agent.js';
@@ -51,5 +51,21 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: the host never writes throu
     const run = await runSandboxed(['go'], s.url, { cwd: tempDir() });
     expect(run.code).toBe(0);
     expect(toolResults(s.requests[1]!)[0]!.content).toBe('stdin: 0');
+  });
+
+  it('a state directory the sandbox can write: links planted there are never written through by the next run', async () => {
+    const cwd = tempDir();
+    const stateHome = join(cwd, 'state');
+    const victim = join(outsideTmp('agent-victim-'), 'old-file');
+    writeFileSync(victim, 'original\n');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    utimesSync(victim, twoDaysAgo, twoDaysAgo);
+    const plant = `cd state/agent/sessions && rm -f .last-prune && ln -s '${victim}' .last-prune && echo planted`;
+    const first = await serve([bash(plant), answer('done')]);
+    expect((await runSandboxed(['go'], first.url, { cwd, env: { XDG_STATE_HOME: stateHome } })).code).toBe(0);
+    expect(toolResults(first.requests[1]!)[0]!.content).toBe('planted');
+    const second = await serve([answer('done')]);
+    expect((await runSandboxed(['go'], second.url, { cwd, env: { XDG_STATE_HOME: stateHome } })).code).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('original\n');
   });
 });
