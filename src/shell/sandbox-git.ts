@@ -4,8 +4,10 @@
 // read-only, and .git itself cannot be replaced (it is a mount point); objects, refs, the index and logs stay writable,
 // so `git add` and `git commit` work. Such a name that does not exist yet (a repository without hooks) cannot be held
 // by a mount without creating it: it is checked after every command instead, when nothing inside runs any more, and
-// whatever appeared there is removed. A link (.git/hooks pointing elsewhere) is kept as it was in the same way.
+// whatever appeared there is removed. A link (.git/hooks pointing elsewhere) is kept as it was in the same way. The
+// directory that the repository's core.hooksPath names (often in the work tree) is held like .git/hooks.
 import { lstatSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Mount } from './sandbox-mount.js';
 
@@ -46,7 +48,19 @@ export function protectGitDir(workDir: string): GitProtection {
     mounts.push({ at: dir, flags: ['--bind', dir, dir] });
     for (const name of GUARDED) guard(join(dir, name), mounts, watches);
   }
+  // Hooks kept in the working tree (core.hooksPath = .husky, say) run on the host as surely as .git/hooks.
+  const hooksPath = configuredHooksPath(join(commonDir, 'config'), root);
+  if (hooksPath !== undefined) guard(hooksPath, mounts, watches);
   return { mounts, afterCommand: () => watches.flatMap(restore) };
+}
+
+/** The repository's own core.hooksPath, resolved from the top of the work tree, as git resolves it. */
+function configuredHooksPath(config: string, workTree: string): string | undefined {
+  const match = /^\s*hookspath\s*=\s*("?)(.+?)\1\s*$/im.exec(readText(config) ?? '');
+  if (!match) return undefined;
+  const value = match[2]!;
+  const expanded = value.startsWith('~/') ? join(homedir(), value.slice(2)) : value;
+  return isAbsolute(expanded) ? expanded : resolve(workTree, expanded);
 }
 
 function guard(path: string, mounts: Mount[], watches: Watch[]): void {

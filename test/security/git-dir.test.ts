@@ -93,4 +93,15 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: .git cannot make the host r
     const mark = join(outsideTmp('agent-mark-'), 'ran');
     await attack(worktree, `${redirectGitFile(mark)}\n${plant(mark, '"$(git rev-parse --git-common-dir)"')}`, mark);
   });
+
+  it('hooks kept in the work tree through core.hooksPath, existing or not yet made', async () => {
+    for (const made of [true, false]) {
+      const repo = repository();
+      git(repo, 'config', 'core.hooksPath', '.githooks');
+      if (made) mkdirSync(join(repo, '.githooks'));
+      const mark = join(outsideTmp('agent-mark-'), 'ran');
+      const script = `mkdir -p .githooks; printf '#!/bin/sh\\ntouch ${mark}\\n' > .githooks/post-checkout; chmod +x .githooks/post-checkout; true`;
+      await attack(repo, script, mark);
+    }
+  });
 });
