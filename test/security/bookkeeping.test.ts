@@ -4,6 +4,7 @@ import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, bash, tempDir, toolResults } from '../support/run-agent.js';
+import type { RecordedRequest } from '../support/server.js';
 import { useServer } from '../support/use-server.js';
 import { bwrapPath, listTree, noisyHome, outsideTmp, runSandboxed } from './attack-support.js';
 
@@ -67,5 +68,18 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: the host never writes throu
     const second = await serve([answer('done')]);
     expect((await runSandboxed(['go'], second.url, { cwd, env: { XDG_STATE_HOME: stateHome } })).code).toBe(0);
     expect(readFileSync(victim, 'utf8')).toBe('original\n');
+  });
+
+  it('the full output of a long command can be read inside, but not changed', async () => {
+    const spillOf = (req: RecordedRequest): string => /is in (\S+) \.\.\.\]/.exec(toolResults(req)[0]!.content)?.[1] ?? 'none';
+    const s = await serve([
+      bash('seq 1 20000'),
+      (req) => bash(`wc -l < ${spillOf(req)}; echo changed >> ${spillOf(req)} || echo refused`),
+      answer('done'),
+    ]);
+    const run = await runSandboxed(['go'], s.url, { cwd: tempDir() });
+    expect(run.code).toBe(0);
+    const output = toolResults(s.requests[2]!)[0]!.content;
+    expect(output).toMatch(/^20000\n.*Read-only file system\nrefused$/s);
   });
 });
