@@ -1,4 +1,4 @@
-import { lstatSync, mkdtempSync, realpathSync, statSync } from 'node:fs';
+import { mkdtempSync, realpathSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { OutputCapture, type CapturedOutput } from './output-capture.js';
 import { ProcessGroups } from './process-groups.js';
 import { registerMark } from './mark-registry.js';
 import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
-import { commandArgument, readFinalDirectory, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
+import { commandArgument, filesIntact, readFinalDirectory, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
 import type { TextFilter } from './secret-mask.js';
 import { nonInteractiveEnv, type PassEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
@@ -91,12 +91,6 @@ function isDirectory(dir: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The state directory, its prologue and its writable directory are still what they were made as, not links. */
-function isIntact(files: ShellFiles): boolean {
-  const kinds = [files.stateDir, files.prologue, files.writableDir].map((file) => lstatSync(file, { throwIfNoEntry: false }));
-  return kinds[0]?.isDirectory() === true && kinds[1]?.isFile() === true && kinds[2]?.isDirectory() === true;
 }
 
 export class Shell {
@@ -256,7 +250,7 @@ export class Shell {
    * sandbox) gets a fresh directory rather than a file written again where it could have planted a link.
    */
   private ensureFiles(): ShellFiles {
-    if (this.files !== null && isIntact(this.files)) return this.files;
+    if (this.files !== null && filesIntact(this.files)) return this.files;
     // Resolved, so a sandbox that binds it by its real path finds BASH_ENV at the same path.
     // Beside the spill files, so a caller that removes that directory on a hard exit removes this one too.
     this.files = shellFiles(realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))));

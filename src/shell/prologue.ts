@@ -8,7 +8,7 @@
  * The host writes the prologue once, into a fresh directory (a sandbox shows it read-only), and never writes the
  * files the shell writes; it only reads the directory file back, without following links.
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The shell's bookkeeping files, in its private state directory; written once, used by every command. */
@@ -60,6 +60,12 @@ export function shellFiles(stateDir: string): ShellFiles {
     cwd: path.join(writableDir, 'cwd'),
     cdError: path.join(writableDir, 'cd-error'),
   };
+}
+
+/** The state directory, its prologue and its writable directory are still what they were made as, not links. */
+export function filesIntact(files: ShellFiles): boolean {
+  const kinds = [files.stateDir, files.prologue, files.writableDir].map((file) => lstatSync(file, { throwIfNoEntry: false }));
+  return kinds[0]?.isDirectory() === true && kinds[1]?.isFile() === true && kinds[2]?.isDirectory() === true;
 }
 
 export function writePrologue(files: ShellFiles, options: PrologueOptions): void {
