@@ -89,7 +89,7 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond 
     const fd = openSync(secretFile, 'r+');
     try {
       const probe = 'for n in 3 4 5 30 31 200; do [ -e /proc/$$/fd/$n ] && echo "fd $n open"; { echo written >&$n; } 2>/dev/null; done; ' +
-        '{ cat <&3; cat <&30; cat <&200; } 2>/dev/null; ls /proc/$$/fd | tr "\\n" " "';
+        '{ cat <&3; cat <&30; cat <&200; } 2>/dev/null; ls /proc/$$/fd > fds.txt; tr "\\n" " " < fds.txt';
       const s = await serve([bash(probe), answer('done')]);
       const { home } = noisyHome();
       const run = await runAgent([...flags, 'go'], s.url, { cwd: tempDir(), env: { HOME: home }, extraStdio: { 3: fd, 4: 'pipe', 30: fd, 31: 'pipe', 200: fd } });
