@@ -44,10 +44,10 @@ const MAX_RECORD_BYTES = 64 * 1024;
 
 /**
  * Every descriptor above 2 closed, whatever opened it: the command must not reach what the agent inherited. The
- * glob's own descriptor is gone by the time the loop runs.
+ * glob's own descriptor is gone by the time the loop runs. (/dev/fd is /proc/self/fd on Linux.)
  */
 const CLOSE_INHERITED =
-  'for __agent_fd in /proc/self/fd/* /dev/fd/*; do __agent_fd=${__agent_fd##*/}; ' +
+  'for __agent_fd in /dev/fd/*; do __agent_fd=${__agent_fd##*/}; ' +
   '[[ $__agent_fd == [0-9]* && $__agent_fd -gt 2 ]] && builtin eval "exec $__agent_fd>&-"; done 2>/dev/null; unset __agent_fd';
 
 /** The file names of a state directory (already made, empty, private). */

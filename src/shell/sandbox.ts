@@ -149,7 +149,8 @@ function mountFlags(plan: MountPlan): string[] {
     ...exposed.map(({ from, at }) => ({ at, flags: ['--ro-bind', from, at] })),
     { at: workDir, flags: ['--bind', workDir, workDir] },
     ...plan.extra,
-    { at: stateDir, flags: ['--ro-bind', stateDir, stateDir] },
+    // Already read-only when it lies in a read-only directory (the run's): one mount less per command.
+    ...(exposed.some(({ at }) => stateDir.startsWith(`${at}/`)) ? [] : [{ at: stateDir, flags: ['--ro-bind', stateDir, stateDir] }]),
     ...(writableDir === undefined ? [] : [{ at: writableDir, flags: ['--bind', writableDir, writableDir] }]),
   ];
   const ordered = mounts.map((mount, index) => ({ mount, index })).sort((a, b) => depth(a.mount.at) - depth(b.mount.at) || a.index - b.index);
