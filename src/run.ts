@@ -137,7 +137,8 @@ async function sandboxFor(config: Config, runDir: string, emit: EventSink) {
   const { setUpSandbox } = await import('./shell/sandbox-setup.js');
   const warn = (message: string): void => emit({ type: 'warning', message });
   const { cwd, sandboxTmpBytes: tmpBytes, sandboxExpose: expose } = config;
-  const sandbox = await setUpSandbox({ cwd, runDir, tmpBytes, expose, path: config.env.path, home: config.env.home, warn });
+  const { path, home, variables } = config.env;
+  const sandbox = await setUpSandbox({ cwd, runDir, tmpBytes, expose, path, home, runtimeDir: variables.XDG_RUNTIME_DIR, warn });
   if ('unavailable' in sandbox) throw new UsageError(sandbox.unavailable);
   return sandbox;
 }

@@ -7,7 +7,6 @@
 // whatever appeared there is removed. A link (.git/hooks pointing elsewhere) is kept as it was in the same way. The
 // directory that the repository's core.hooksPath names (often in the work tree) is held like .git/hooks.
 import { lstatSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Mount } from './sandbox-mount.js';
 
@@ -26,7 +25,7 @@ export interface GitProtection {
 type Watch = { path: string; link: string | null };
 
 /** The protection of the repository whose .git lies in `workDir` itself; none outside a repository. */
-export function protectGitDir(workDir: string): GitProtection {
+export function protectGitDir(workDir: string, home: string): GitProtection {
   const root = realpathSync(workDir);
   const entry = join(root, '.git');
   const kind = lstatSync(entry, { throwIfNoEntry: false });
@@ -49,17 +48,17 @@ export function protectGitDir(workDir: string): GitProtection {
     for (const name of GUARDED) guard(join(dir, name), mounts, watches);
   }
   // Hooks kept in the working tree (core.hooksPath = .husky, say) run on the host as surely as .git/hooks.
-  const hooksPath = configuredHooksPath(join(commonDir, 'config'), root);
+  const hooksPath = configuredHooksPath(join(commonDir, 'config'), root, home);
   if (hooksPath !== undefined) guard(hooksPath, mounts, watches);
   return { mounts, afterCommand: () => watches.flatMap(restore) };
 }
 
 /** The repository's own core.hooksPath, resolved from the top of the work tree, as git resolves it. */
-function configuredHooksPath(config: string, workTree: string): string | undefined {
+function configuredHooksPath(config: string, workTree: string, home: string): string | undefined {
   const match = /^\s*hookspath\s*=\s*("?)(.+?)\1\s*$/im.exec(readText(config) ?? '');
   if (!match) return undefined;
   const value = match[2]!;
-  const expanded = value.startsWith('~/') ? join(homedir(), value.slice(2)) : value;
+  const expanded = value.startsWith('~/') ? join(home, value.slice(2)) : value;
   return isAbsolute(expanded) ? expanded : resolve(workTree, expanded);
 }
 

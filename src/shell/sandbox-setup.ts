@@ -1,7 +1,7 @@
 // Everything a run's sandbox is made of: the probe, the private home, the run-wide /tmp, the repository's .git.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { findExecutable, homeIsWorkDir, probeSandbox, sandboxWrap, type SandboxOptions, type SandboxWrapper } from './sandbox.js';
+import { defaultHiddenDirs, findExecutable, homeIsWorkDir, probeSandbox, sandboxWrap, type SandboxOptions, type SandboxWrapper } from './sandbox.js';
 import { protectGitDir } from './sandbox-git.js';
 import { startTmpHolder } from './sandbox-tmp.js';
 
@@ -14,6 +14,8 @@ export interface SandboxSetupOptions {
   /** The real environment's PATH and home directory. */
   path: string;
   home: string;
+  /** The real environment's XDG_RUNTIME_DIR, hidden like /run. */
+  runtimeDir: string | undefined;
   warn: (message: string) => void;
 }
 
@@ -36,7 +38,7 @@ export async function setUpSandbox(options: SandboxSetupOptions): Promise<RunSan
   const privateHome = join(options.runDir, 'home');
   mkdirSync(privateHome);
   const tmp = await runWideTmp(probe.bwrapPath, options);
-  const git = protectGitDir(options.cwd);
+  const git = protectGitDir(options.cwd, home);
   const wrap = sandboxWrap(probe.bwrapPath, options.cwd, {
     ...tmp.option,
     home,
@@ -44,6 +46,7 @@ export async function setUpSandbox(options: SandboxSetupOptions): Promise<RunSan
     expose: options.expose,
     readOnly: [options.runDir],
     extraMounts: git.mounts,
+    hiddenDirs: defaultHiddenDirs({ XDG_RUNTIME_DIR: options.runtimeDir }),
   });
   return { wrap, afterCommand: git.afterCommand, stop: tmp.stop };
 }
