@@ -39,6 +39,9 @@ export async function setUpSandbox(options: SandboxSetupOptions): Promise<RunSan
   mkdirSync(privateHome);
   const tmp = await runWideTmp(probe.bwrapPath, options);
   const git = protectGitDir(options.cwd, home);
+  // Shown over /run and the like; in the run's directory, so read-only inside and empty for good.
+  const emptyDir = join(options.runDir, 'empty');
+  mkdirSync(emptyDir);
   const wrap = sandboxWrap(probe.bwrapPath, options.cwd, {
     ...tmp.option,
     home,
@@ -47,6 +50,7 @@ export async function setUpSandbox(options: SandboxSetupOptions): Promise<RunSan
     readOnly: [options.runDir],
     extraMounts: git.mounts,
     hiddenDirs: defaultHiddenDirs({ XDG_RUNTIME_DIR: options.runtimeDir }),
+    emptyDir,
   });
   return { wrap, afterCommand: git.afterCommand, stop: tmp.stop };
 }

@@ -2,9 +2,10 @@
 // the next, and so that filling it fills memory the size allows, never the disk the session and transcript are
 // written to. A process that does nothing (cat, waiting on a pipe only the agent holds) keeps the tmpfs mounted in a
 // mount namespace of its own; each command's sandbox is made from inside that namespace (nsenter). The holder dies
-// with the agent however the agent ends: bubblewrap's --die-with-parent, and the pipe's end.
+// with the agent however the agent ends: bubblewrap's --die-with-parent, and the pipe's end. Its network (a loopback
+// only), IPC and UTS namespaces are the commands' too.
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { TmpHolder } from './sandbox.js';
+import { RUN_NAMESPACE_FLAGS, type TmpHolder } from './sandbox.js';
 
 const START_TIMEOUT_MS = 10_000;
 
@@ -15,7 +16,7 @@ export interface RunningTmpHolder extends TmpHolder {
 /** Starts the holder of a tmpfs of `bytes` at `dir` (an empty directory); a string says why it could not. */
 export async function startTmpHolder(bwrapPath: string, nsenterPath: string, dir: string, bytes: number): Promise<RunningTmpHolder | string> {
   const args = [
-    '--unshare-user', '--die-with-parent', '--dev-bind', '/', '/',
+    '--unshare-user', ...RUN_NAMESPACE_FLAGS, '--die-with-parent', '--dev-bind', '/', '/',
     '--perms', '1777', '--size', String(bytes), '--tmpfs', dir,
     // No pid namespace: the pid the shell prints is the one nsenter needs. It prints it once the mounts are made.
     '--', 'sh', '-c', 'echo $$; exec cat',

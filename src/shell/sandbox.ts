@@ -48,6 +48,8 @@ export interface SandboxOptions {
   extraMounts?: readonly Mount[];
   /** Directories hidden behind empty ones, for the host's Unix sockets (default: the host's runtime directories). */
   hiddenDirs?: readonly string[];
+  /** An empty directory that stays empty, shown over each hidden one (a bind costs less than a tmpfs); default: tmpfs. */
+  emptyDir?: string;
 }
 
 export type SandboxWrapper = (argv: string[], ctx: SandboxContext) => string[];
@@ -67,9 +69,6 @@ const ISOLATION_FLAGS: readonly string[] = [
   // inside could simply remount / read-write.
   '--unshare-user',
   '--cap-drop', 'ALL',
-  '--unshare-net',
-  '--unshare-ipc',
-  '--unshare-uts',
   '--unshare-cgroup-try',
   // With its own pid namespace, everything inside dies when bwrap does: killing the
   // executor's process group (bwrap's) kills the whole tree, even processes that
@@ -80,6 +79,12 @@ const ISOLATION_FLAGS: readonly string[] = [
   '--new-session',
 ];
 
+/**
+ * No network (a namespace with only a loopback), no host IPC, no host name. Made once per run when a holder keeps
+ * the run's /tmp (its namespaces, which every command joins), else for each command.
+ */
+export const RUN_NAMESPACE_FLAGS: readonly string[] = ['--unshare-net', '--unshare-ipc', '--unshare-uts'];
+
 /** Turns `['bash', '-c', script]` into the same command run under bubblewrap. */
 export function sandboxWrap(bwrapPath: string, workDir: string, options: SandboxOptions = {}): SandboxWrapper {
   const holder = options.tmpHolder;
@@ -89,15 +94,20 @@ export function sandboxWrap(bwrapPath: string, workDir: string, options: Sandbox
     home: hiddenHome(options.home ?? homedir()),
     privateHome: options.privateHome === undefined ? undefined : realpathOr(options.privateHome),
     exposed: [...(options.expose ?? []).map(exposure), ...(options.readOnly ?? []).map((path) => ({ from: realpathOr(path), at: realpathOr(path) }))],
-    hidden: hiddenDirectories(options.hiddenDirs ?? defaultHiddenDirs()),
+    hidden: hiddenDirectories(options.hiddenDirs ?? defaultHiddenDirs()).map((dir) => ({
+      at: dir,
+      flags: options.emptyDir === undefined ? ['--tmpfs', dir] : ['--ro-bind', options.emptyDir, dir],
+    })),
     extra: options.extraMounts ?? [],
   };
-  // The run-wide /tmp is a mount of the holder's namespace: each command's sandbox is made from inside it.
-  const prefix = holder === undefined ? [] : [holder.nsenterPath, '-t', String(holder.pid), '-U', '-m', '--preserve-credentials', '--'];
+  // The run-wide /tmp is a mount of the holder's namespace: each command's sandbox is made from inside it, and in
+  // the holder's network, IPC and UTS namespaces, which cost far less to join than to make for every command.
+  const prefix = holder === undefined ? [] : [holder.nsenterPath, '-t', String(holder.pid), '-U', '-m', '-n', '-i', '-u', '--preserve-credentials', '--'];
+  const isolation = holder === undefined ? [...RUN_NAMESPACE_FLAGS, ...ISOLATION_FLAGS] : ISOLATION_FLAGS;
   return (argv, ctx) => {
     const writableDir = ctx.writableDir === undefined ? undefined : realpathOr(ctx.writableDir);
     const mounts = mountFlags({ ...plan, stateDir: realpathOr(ctx.stateDir), writableDir });
-    return [...prefix, bwrapPath, ...mounts, ...ISOLATION_FLAGS, '--chdir', ctx.cwd, '--', ...argv];
+    return [...prefix, bwrapPath, ...mounts, ...isolation, '--chdir', ctx.cwd, '--', ...argv];
   };
 }
 
@@ -109,7 +119,7 @@ interface MountPlan {
   home: string | undefined;
   privateHome: string | undefined;
   exposed: Array<{ from: string; at: string }>;
-  hidden: string[];
+  hidden: Mount[];
   extra: readonly Mount[];
 }
 
@@ -144,7 +154,7 @@ function mountFlags(plan: MountPlan): string[] {
     { at: '/dev', flags: ['--dev', '/dev'] },
     { at: '/proc', flags: ['--proc', '/proc'] },
     ...plan.tmp,
-    ...plan.hidden.map((dir) => ({ at: dir, flags: ['--tmpfs', dir] })),
+    ...plan.hidden,
     ...(home === undefined ? [] : [{ at: home, flags: privateHome === undefined ? ['--tmpfs', home] : ['--bind', privateHome, home] }]),
     ...exposed.map(({ from, at }) => ({ at, flags: ['--ro-bind', from, at] })),
     { at: workDir, flags: ['--bind', workDir, workDir] },

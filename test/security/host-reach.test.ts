@@ -1,7 +1,7 @@
 // What lies beyond the sandbox's files: the host's Unix sockets, the disk behind /tmp, the descriptors the agent
 // itself inherited. An attacker inside reaches for each.
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answer, bash, runAgent, tempDir, toolResults } from '../support/run-agent.js';
@@ -38,7 +38,7 @@ const connectWithPerl = (path: string): string =>
 describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond its files`, () => {
   const serve = useServer();
 
-  it('no host Unix socket: not under /run, not in XDG_RUNTIME_DIR, not in the abstract namespace', async () => {
+  it('no host socket: not under /run, not in XDG_RUNTIME_DIR, not in the abstract namespace, not the loopback', async () => {
     const runtimeDir = outsideTmp('agent-runtime-');
     const tag = `agent-redteam-${process.pid}-${Date.now()}`;
     const targets = [
@@ -46,14 +46,25 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond 
       await socketServer(`/run/${tag}.sock`),
       await socketServer(`\0${tag}`),
     ].filter((target) => target !== undefined);
-    const command = targets.map((target) => connectWithPerl(target.path.replace('\0', '\\0'))).join('; ');
+    let tcpConnections = 0;
+    const tcp = createServer((socket) => {
+      tcpConnections++;
+      socket.end();
+    });
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    servers.push(tcp);
+    const port = (tcp.address() as AddressInfo).port;
+    const tcpConnect = `perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:${port}"); print $s ? "CONNECTED\\n" : "refused: $!\\n"'`;
+    const command = [...targets.map((target) => connectWithPerl(target.path.replace('\0', '\\0'))), tcpConnect].join('; ');
     const s = await serve([bash(`${command}; ls /run /var/run | head -5; true`), answer('done')]);
     const run = await runSandboxed(['go'], s.url, { cwd: tempDir(), env: { XDG_RUNTIME_DIR: runtimeDir } });
     expect(run.code).toBe(0);
     const output = toolResults(s.requests[1]!)[0]!.content;
     expect(output).not.toContain('CONNECTED');
+    expect(output.match(/^refused:/gm)).toHaveLength(targets.length + 1);
     expect(output).not.toContain(tag);
     for (const target of targets) expect(target.connections()).toBe(0);
+    expect(tcpConnections).toBe(0);
   });
 
   it('/tmp is a tmpfs of bounded size: filling it fails inside, and the transcript is whole', async () => {
