@@ -1,6 +1,3 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from './config.js';
 import type { EventSink } from './events.js';
@@ -8,11 +5,11 @@ import type { RequestShape } from './api/cache.js';
 import { ContextWindow, createContextFitter } from './api/context-fit.js';
 import { createModelCall, type ModelStats } from './api/model.js';
 import { agentLoop, type LoopEnd } from './loop.js';
-import { UsageError, type Outcome } from './outcome.js';
+import type { Outcome } from './outcome.js';
 import type { RunReport } from './result.js';
+import { prepareShell, privateRunDir } from './run-shell.js';
 import type { RunSecrets } from './secrets.js';
-import { Shell } from './shell/exec.js';
-import { RUN_DIR_PREFIX, sweepDeadRuns } from './shell/mark-registry.js';
+import type { Shell } from './shell/exec.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { createBashTool, type GuardCheck } from './tools/bash.js';
 import { createToolbox } from './tools/index.js';
@@ -51,11 +48,10 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   // The run's own stop switch: the caller's signal (interrupts, --max-duration), and --max-budget-usd.
   const stop = followingController(input.signal);
   const signal = stop.signal;
-  // One private directory per run: full-output files and the shell's bookkeeping go here, read-only under --sandbox.
-  const runDir = realpathSync(mkdtempSync(join(tmpdir(), RUN_DIR_PREFIX)));
-  input.registerCleanup(() => rmSync(runDir, { recursive: true, force: true }));
-  const shell = await openShell(config, input.secrets, runDir, input.runRecords, emit, input.registerCleanup);
-  input.registerCleanup(() => shell.killAll());
+  const runDir = privateRunDir();
+  input.registerCleanup(runDir.remove);
+  const shell = await prepareShell(config, input.secrets, runDir, input.runRecords, emit, input.registerCleanup);
+  input.registerCleanup(() => shell.opened()?.killAll());
 
   let commands = 0;
   const countingEmit: EventSink = (event) => {
@@ -64,8 +60,8 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   };
   const toolbox = createToolbox([
     createBashTool({
-      shell,
-      guard: createGuardCheck(config, shell),
+      openShell: shell.open,
+      guard: createGuardCheck(config, shell.open),
       maxTimeoutSec: config.maxTimeoutSec,
       defaultTimeoutSec: config.timeoutSec,
       emit: countingEmit,
@@ -82,7 +78,11 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   const sections = [system, ...(structured ? [structured.systemSection] : [])].filter((text) => text.trim() !== '');
   const shape: RequestShape = { system: sections.map((text) => ({ type: 'text', text })), tools: toolbox.specs };
   input.session.describe({ system: sections.join('\n\n'), tools: toolbox.specs });
-  const callModel = withCostLimit(createModelCall({ config, shape, emit: countingEmit, stats, extras: structured?.extras }), config.budget, stats, stop);
+  // The shell opens while the first request is on its way: the model's answer takes far longer than that.
+  const onRequestSent = () => void shell.open().catch(() => {});
+  const extras = structured?.extras;
+  const model = createModelCall({ config, shape, emit: countingEmit, stats, extras, onRequestSent });
+  const callModel = withCostLimit(model, config.budget, stats, stop);
   const context = createContextFitter(new ContextWindow({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }), shape);
 
   messages.push({ role: 'user', content: input.prompt });
@@ -90,8 +90,9 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   try {
     end = await agentLoop(messages, { callModel, runTool: toolbox.run, context, emit: countingEmit, maxTurns: config.maxTurns, signal, finish: structured?.finish });
   } finally {
-    await shell.dispose();
-    rmSync(runDir, { recursive: true, force: true });
+    // Opened even when no request went out, so that every run sweeps what dead runs left behind.
+    await (await shell.open()).dispose();
+    runDir.remove();
   }
   return {
     outcome: explain(end, config),
@@ -106,47 +107,11 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   };
 }
 
-/** The run's shell: under the sandbox when asked, with secrets withheld and masked, its marks registered. */
-async function openShell(
-  config: Config,
-  secrets: RunSecrets,
-  runDir: string,
-  runRecords: string | undefined,
-  emit: EventSink,
-  registerCleanup: RunInput['registerCleanup'],
-): Promise<Shell> {
-  const sandbox = config.sandbox ? await sandboxFor(config, runDir, emit) : undefined;
-  if (sandbox) registerCleanup(sandbox.stop);
-  emit({ type: 'notice', message: secrets.notice });
-  // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
-  if (runRecords) sweepDeadRuns(runRecords, dirname(runDir));
-  return new Shell({
-    ...(runRecords ? { markRegistry: runRecords } : {}),
-    runCwd: config.cwd,
-    env: config.env.variables,
-    defaultTimeoutSec: config.timeoutSec,
-    maxTimeoutSec: config.maxTimeoutSec,
-    spillDir: runDir,
-    ...(sandbox ? { wrap: sandbox.wrap, afterCommand: sandbox.afterCommand } : {}),
-    passEnv: secrets.passEnv,
-    ...(secrets.createMask ? { createMask: secrets.createMask } : {}),
-  });
-}
-
-async function sandboxFor(config: Config, runDir: string, emit: EventSink) {
-  const { setUpSandbox } = await import('./shell/sandbox-setup.js');
-  const warn = (message: string): void => emit({ type: 'warning', message });
-  const { cwd, sandboxTmpBytes: tmpBytes, sandboxExpose: expose } = config;
-  const { path, home, variables } = config.env;
-  const sandbox = await setUpSandbox({ cwd, runDir, tmpBytes, expose, path, home, runtimeDir: variables.XDG_RUNTIME_DIR, warn });
-  if ('unavailable' in sandbox) throw new UsageError(sandbox.unavailable);
-  return sandbox;
-}
-
 /** The guard's parser loads on the first command, not at start-up. It judges the command where and as it will run. */
-function createGuardCheck(config: Config, shell: Shell): GuardCheck {
+function createGuardCheck(config: Config, openShell: () => Promise<Shell>): GuardCheck {
   return async (command) => {
     const { judgeCommand } = await import('./guard/judge.js');
+    const shell = await openShell();
     const verdict = await judgeCommand(command, config.guard, { cwd: shell.cwd, env: shell.commandEnvironment() });
     return verdict.allowed ? verdict : { allowed: false, reason: verdict.reason };
   };

@@ -24,8 +24,8 @@ interface Route {
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 type Network = Pick<NetworkSettings, 'proxy' | 'extraCa'>;
 
-/** A fetch that routes and trusts as the run's network settings say. */
-export function createNodeFetch(network: Network): Fetch {
+/** A fetch that routes and trusts as the run's network settings say; `onSent` hears of each request written out. */
+export function createNodeFetch(network: Network, onSent?: () => void): Fetch {
   const agents = new Map<string, Agent>();
   let tls: { secureContext?: SecureContext } | undefined;
   const route = async (url: URL): Promise<Route> => {
@@ -45,7 +45,7 @@ export function createNodeFetch(network: Network): Fetch {
     }
     return { request: module.request as typeof http.request, agent, proxy };
   };
-  return (input, init) => nodeFetch(route, network.extraCa?.file, input, init);
+  return (input, init) => nodeFetch(route, { caFile: network.extraCa?.file, onSent }, input, init);
 }
 
 /**
@@ -60,7 +60,7 @@ async function trustedAuthorities(extraCa: Network['extraCa']): Promise<{ secure
 
 async function nodeFetch(
   route: (url: URL) => Promise<Route>,
-  caFile: string | undefined,
+  { caFile, onSent }: { caFile: string | undefined; onSent: (() => void) | undefined },
   input: string | URL | Request,
   init: RequestInit = {},
 ): Promise<Response> {
@@ -76,6 +76,7 @@ async function nodeFetch(
       } else resolve(response);
     });
     watchProxy(req, { url, proxy, caFile }, reject);
+    if (onSent) req.once('finish', onSent);
     const body = init.body;
     if (body === undefined || body === null) req.end();
     else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);

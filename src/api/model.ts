@@ -32,6 +32,8 @@ interface ModelSetup {
   stats: ModelStats;
   /** More top-level request fields (structured output), owned by whoever asked for them. */
   extras?: RequestExtras;
+  /** Called each time a request has been written out whole; set-up that can wait for the answer waits for it. */
+  onRequestSent?: () => void;
 }
 
 export type { RequestExtras } from './thinking.js';
@@ -46,10 +48,10 @@ export type CallModel = (messages: Anthropic.MessageParam[], turn: number, signa
  * off so that every retry, including a stream that breaks mid-way (which the SDK never retries), goes through one
  * policy and is announced.
  */
-export function createModelCall({ config, shape, emit, stats, extras }: ModelSetup): CallModel {
+export function createModelCall({ config, shape, emit, stats, extras, onRequestSent }: ModelSetup): CallModel {
   routeSdkWarnings(emit);
   let stallWatch: StallWatch | undefined;
-  const client = messagesClient(config, () => stallWatch?.touch());
+  const client = messagesClient(config, () => stallWatch?.touch(), onRequestSent);
   const warn = (message: string) => emit({ type: 'warning', message });
   const models = new ModelSwitch(config.plans, warn);
   const fields = combineExtras(thinkingExtras(() => models.plan, warn), extras);
@@ -111,13 +113,13 @@ export function createModelCall({ config, shape, emit, stats, extras }: ModelSet
 }
 
 /** The SDK's Messages resource, with our credentials, no retries of its own, and every byte received reported. */
-function messagesClient(config: ModelSetup['config'], onData: () => void): Messages {
+function messagesClient(config: ModelSetup['config'], onData: () => void, onRequestSent?: () => void): Messages {
   return new Messages(
     new OwnCredentialsClient({
       ...sdkCredentials(config.credentials, config.network.customHeaders),
       baseURL: config.baseURL ?? null,
       maxRetries: 0,
-      fetch: checkedFetch(createNodeFetch(config.network), onData),
+      fetch: checkedFetch(createNodeFetch(config.network, onRequestSent), onData),
       // No tracer is ever registered in this process, so the SDK's spans would only cost time on every call.
       openTelemetry: false,
     }),

@@ -86,6 +86,9 @@ async function runCommand(argv: string[], env: Variables, controller: AbortContr
   }
   const disarmDeadline = armDeadline(controller, config.budget, startedAt);
   cleanups.push(session.release);
+  // Loading the agent overlaps with what comes before it (the output's set-up, reading stdin).
+  const agentModule = import('../run.js');
+  agentModule.catch(() => {});
   const { openOutput } = await import('./output.js');
   const output = await openOutput(config, stdout, session, (cleanup) => cleanups.push(cleanup), redactor);
   session.log.warn = (message) => output.emit({ type: 'warning', message });
@@ -95,7 +98,7 @@ async function runCommand(argv: string[], env: Variables, controller: AbortContr
   let report: RunReport;
   try {
     const emit = output.emit;
-    report = await run({ config, raw, words, messages, session, secrets, emit, controller, cleanups, startedAt });
+    report = await run({ config, raw, words, messages, session, secrets, emit, controller, cleanups, startedAt, agentModule });
   } catch (error) {
     session.log.close();
     session.release();
@@ -119,11 +122,12 @@ interface RunSetup {
   controller: AbortController;
   cleanups: Array<() => void>;
   startedAt: number;
+  agentModule: Promise<typeof import('../run.js')>;
 }
 
 /** Reads the prompt and runs the agent; a UsageError thrown here is reported by the caller. */
 async function run(setup: RunSetup): Promise<RunReport> {
-  const { config, raw, words, messages, session, secrets, emit, controller, cleanups, startedAt } = setup;
+  const { config, raw, words, messages, session, secrets, emit, controller, cleanups, startedAt, agentModule } = setup;
   // Checked before the prompt is read, so a bad schema fails at once; the validator loads only with the flag.
   const structured = config.jsonSchema === undefined ? undefined : (await import('../structured/index.js')).prepareStructuredAnswer(config.jsonSchema, emit);
   // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
@@ -139,7 +143,7 @@ async function run(setup: RunSetup): Promise<RunReport> {
     controller.signal,
   );
   if (prompt === undefined || controller.signal.aborted) return reportBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt);
-  const { runAgent } = await import('../run.js');
+  const { runAgent } = await agentModule;
   return runAgent({
     config,
     prompt,

@@ -2,11 +2,11 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytesFromKernel } from '../random.js';
 import { removeQuietly } from './remove-quietly.js';
+import { NO_OUTPUT } from './no-output.js';
 import type { TextFilter } from './secret-mask.js';
 import { HeadTailBuffer, headTail } from './truncate.js';
 
-/** What the model reads when a command printed nothing, or only blank space (the API rejects blank text). */
-export const NO_OUTPUT = '(no output)';
+export { NO_OUTPUT };
 
 export interface CaptureOptions {
   maxChars: number;

@@ -9,6 +9,7 @@ import { lstatSync } from 'node:fs';
 import { basename, dirname, isAbsolute, normalize } from 'node:path';
 import { readOwnFile } from '../own-file.js';
 import { isAgentMark, type ProcessMark } from './process-mark.js';
+import { RUN_DIR_NAME } from './run-dir-name.js';
 
 export interface RunRecord {
   pid: number;
@@ -19,10 +20,7 @@ export interface RunRecord {
   runDir: string | undefined;
 }
 
-/** Only a directory of this name is ever removed by a sweep, whatever a record says. */
-export const RUN_DIR_PREFIX = 'agent-run-';
-/** What mkdtemp makes of the prefix: six letters or digits after it. */
-const RUN_DIR_NAME = /^agent-run-[A-Za-z0-9]{6}$/;
+export { RUN_DIR_PREFIX } from './run-dir-name.js';
 const FILE_NAME = /^([0-9]+)-([0-9]+)\.json$/;
 
 export function recordFileName(pid: number, started: string): string {

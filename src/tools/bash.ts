@@ -5,7 +5,8 @@ import type { Tool, ToolOutcome } from './index.js';
 export type GuardCheck = (command: string) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
 
 interface BashToolDeps {
-  shell: Shell;
+  /** The run's shell, which may still be opening when the first command comes. */
+  openShell: () => Promise<Shell>;
   guard: GuardCheck;
   maxTimeoutSec: number;
   defaultTimeoutSec: number;
@@ -13,7 +14,7 @@ interface BashToolDeps {
 }
 
 /** The one tool: validate the input, ask the guard, run the command, and report what happened. */
-export function createBashTool({ shell, guard, maxTimeoutSec, defaultTimeoutSec, emit }: BashToolDeps): Tool {
+export function createBashTool({ openShell, guard, maxTimeoutSec, defaultTimeoutSec, emit }: BashToolDeps): Tool {
   return {
     spec: {
       name: 'bash',
@@ -48,6 +49,7 @@ export function createBashTool({ shell, guard, maxTimeoutSec, defaultTimeoutSec,
         emit({ type: 'tool_end', id: toolUseId, command, content: verdict.reason, isError: true, blocked: true, exitCode: null, durationMs: 0 });
         return { content: verdict.reason, isError: true };
       }
+      const shell = await openShell();
       const result = await shell.run(command, {
         ...(timeout === undefined ? {} : { timeoutSec: timeout }),
         signal,

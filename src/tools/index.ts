@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { NO_OUTPUT } from '../shell/output-capture.js';
+import { NO_OUTPUT } from '../shell/no-output.js';
 
 export interface ToolOutcome {
   content: string;
