@@ -9,7 +9,7 @@ import type { Shell } from './shell/exec.js';
 import { RUN_DIR_PREFIX } from './shell/run-dir-name.js';
 
 /** The run's private directory: full-output files go here, and under --sandbox it is the run's /tmp. */
-export interface RunDir {
+interface RunDir {
   /** The directory, made on the first call. */
   path(): string;
   /** Removes it, if it was made. */
@@ -26,7 +26,7 @@ export function privateRunDir(): RunDir {
   };
 }
 
-export interface DeferredShell {
+interface DeferredShell {
   /** The shell, opened on the first call; every call gives the same one. */
   open(): Promise<Shell>;
   /** The shell once it is open, for the synchronous clean-up on exit. */

@@ -19,7 +19,7 @@ import { plural } from './plural.js';
 import type { StructuredAnswer } from './structured/index.js';
 import { followingController, withCostLimit } from './budget.js';
 
-export interface RunInput {
+interface RunInput {
   config: Config;
   prompt: string;
   /** The conversation, owned by the caller so that a transcript can follow it. */

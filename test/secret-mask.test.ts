@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OutputCapture } from '../src/shell/output-capture.js';
-import { maskText, secretPatterns, SecretMasker, type SecretValue } from '../src/shell/secret-mask.js';
+import { secretPatterns, SecretMasker, type SecretValue } from '../src/shell/secret-mask.js';
+
+/** A whole text at once, through the streaming masker the executor uses. */
+function maskText(text: string, secrets: readonly SecretValue[]): string {
+  const masker = new SecretMasker(secrets);
+  return masker.push(text) + masker.end();
+}
 
 /** The same rules written the slow, obvious way: every position, every value, then merge overlaps. */
 function referenceMask(text: string, secrets: SecretValue[]): string {

@@ -10,7 +10,7 @@ import { createStreamJsonRenderer, resultLine, textAnswer } from './render/json.
 import { colourWanted, createStyle } from './render/style.js';
 import { stdoutIsStderr, writeStderr, type Stdout } from './streams.js';
 
-export interface Output {
+interface Output {
   emit: EventSink;
   /** Shows how the run ended and writes its result to stdout; resolves with how the command ends. */
   finish(report: RunReport, result: ResultObject): Promise<Ending>;

@@ -3,7 +3,7 @@
 import type { ParameterOperation, Word } from 'unbash';
 
 /** An operand's value as an assignment would store it; 'unknown' when it cannot be known. */
-export type OperandValue = (word: Word) => string | 'unknown';
+type OperandValue = (word: Word) => string | 'unknown';
 
 /** The result of `operation` on `value`; 'unknown' for operators (and operands) not worked out here. */
 export function applyOperator(value: string, operation: ParameterOperation, operand: OperandValue): string | 'unknown' {

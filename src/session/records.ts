@@ -37,33 +37,33 @@ export interface HeaderRecord extends RunFacts {
 }
 
 /** A later run of the session appending to the same file (--resume, --continue). */
-export interface ResumeRecord extends RunFacts {
+interface ResumeRecord extends RunFacts {
   type: 'resume';
 }
 
 /** A message as it joins the conversation, whole. */
-export interface MessageRecord {
+interface MessageRecord {
   type: 'message';
   ts: string;
   message: Anthropic.MessageParam;
 }
 
 /** A model call starts; the conversation it sends is every message record before it. */
-export interface RequestRecord {
+interface RequestRecord {
   type: 'request';
   ts: string;
   turn: number;
   messages: number;
 }
 
-export interface ResponseRecord {
+interface ResponseRecord {
   type: 'response';
   ts: string;
   turn: number;
   message: Anthropic.Message;
 }
 
-export interface CommandRecord {
+interface CommandRecord {
   type: 'command';
   ts: string;
   /** The tool_use id. */
@@ -76,7 +76,7 @@ export interface CommandRecord {
   duration_ms: number;
 }
 
-export interface RetryRecord {
+interface RetryRecord {
   type: 'retry';
   ts: string;
   attempt: number;
@@ -85,15 +85,15 @@ export interface RetryRecord {
   reason: string;
 }
 
-export interface WarningRecord {
+interface WarningRecord {
   type: 'warning';
   ts: string;
   message: string;
 }
 
-export type ResultRecord = ResultObject & { ts: string };
+type ResultRecord = ResultObject & { ts: string };
 
-export type SessionRecord =
+type SessionRecord =
   | HeaderRecord
   | ResumeRecord
   | MessageRecord

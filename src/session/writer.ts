@@ -19,7 +19,7 @@ export interface SessionFileSpec {
   inStateDir?: boolean;
 }
 
-export interface SessionLogSetup {
+interface SessionLogSetup {
   sessionId: string;
   forkedFrom: string | undefined;
   model: string;

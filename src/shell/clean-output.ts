@@ -1,12 +1,10 @@
-/**
- * Turns a byte stream from a terminal-minded program into plain text, chunk by chunk:
- * - invalid UTF-8 becomes U+FFFD (streaming decoder, so characters split across chunks survive);
- * - ANSI escape sequences are removed (CSI, OSC, DCS/SOS/PM/APC strings, two-character escapes),
- *   even when a sequence is split across chunks;
- * - "\r\n" becomes "\n" and a lone "\r" (progress bars) becomes "\n";
- * - other control characters (NUL, BEL, backspace, DEL, C1 controls) are dropped; "\n" and "\t" stay.
- * State is bounded: nothing is buffered except the decoder's partial character.
- */
+// Turns a byte stream from a terminal-minded program into plain text, chunk by chunk:
+// - invalid UTF-8 becomes U+FFFD (streaming decoder, so characters split across chunks survive);
+// - ANSI escape sequences are removed (CSI, OSC, DCS/SOS/PM/APC strings, two-character escapes),
+//   even when a sequence is split across chunks;
+// - "\r\n" becomes "\n" and a lone "\r" (progress bars) becomes "\n";
+// - other control characters (NUL, BEL, backspace, DEL, C1 controls) are dropped; "\n" and "\t" stay.
+// State is bounded: nothing is buffered except the decoder's partial character.
 
 const ESC = 0x1b;
 const BEL = 0x07;

@@ -50,7 +50,7 @@ export interface RunOptions {
   onOutput?: (text: string) => void;
 }
 
-export interface ExecResult {
+interface ExecResult {
   /** What the model sees: cleaned, merged output, truncated head + tail, then status lines. */
   text: string;
   exitCode: number | null;

@@ -1,11 +1,9 @@
-/**
- * A run killed with SIGKILL cannot kill its commands nor remove its private directory: nothing of it runs any more.
- * So a run leaves its process mark and that directory's path in a small file for as long as it lives, and every run
- * sweeps at start-up: a file whose run is gone has its marked processes killed and its directory removed, then goes.
- * Files of live runs (many runs go at once) are left alone, and so is any file that is not a record as a run writes
- * it (run-record.ts).
- * Everything is best effort and synchronous: a registry that cannot be written only loses this safety net.
- */
+// A run killed with SIGKILL cannot kill its commands nor remove its private directory: nothing of it runs any more.
+// So a run leaves its process mark and that directory's path in a small file for as long as it lives, and every run
+// sweeps at start-up: a file whose run is gone has its marked processes killed and its directory removed, then goes.
+// Files of live runs (many runs go at once) are left alone, and so is any file that is not a record as a run writes
+// it (run-record.ts).
+// Everything is best effort and synchronous: a registry that cannot be written only loses this safety net.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killMarked, type ProcessMark } from './process-mark.js';

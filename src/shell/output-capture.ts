@@ -8,7 +8,7 @@ import { HeadTailBuffer, headTail } from './truncate.js';
 
 export { NO_OUTPUT };
 
-export interface CaptureOptions {
+interface CaptureOptions {
   maxChars: number;
   spillDir: string;
   onOutput?: (text: string) => void;

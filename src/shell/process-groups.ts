@@ -1,12 +1,10 @@
-/**
- * The process groups a shell started. Every command runs as the leader of its own group
- * (pgid = pid), so signalling `-pgid` reaches the command and every descendant that did not
- * leave the group on purpose (setsid). All calls are synchronous so they can run from
- * `process.on('exit')` and signal handlers.
- */
+// The process groups a shell started. Every command runs as the leader of its own group
+// (pgid = pid), so signalling `-pgid` reaches the command and every descendant that did not
+// leave the group on purpose (setsid). All calls are synchronous so they can run from
+// `process.on('exit')` and signal handlers.
 import { readFileSync, readdirSync } from 'node:fs';
 
-export type SignalOutcome = 'sent' | 'gone' | 'denied';
+type SignalOutcome = 'sent' | 'gone' | 'denied';
 
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): SignalOutcome {
   try {
@@ -21,7 +19,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): SignalOut
 }
 
 /** True while any process (including a zombie not yet reaped) is in the group. */
-export function groupIsAlive(pgid: number): boolean {
+function groupIsAlive(pgid: number): boolean {
   return signalGroup(pgid, 0) !== 'gone';
 }
 

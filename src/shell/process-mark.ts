@@ -1,16 +1,14 @@
-/**
- * Finds the processes a shell's commands started once they have left their process group (`setsid`, a daemon's
- * double fork) and their parent has exited, so that nothing links them to the shell any more.
- *
- * Every command's bash marks itself twice, and everything it starts inherits both marks:
- * - the soft RLIMIT_LOCKS set to a number drawn for this shell. Linux has not enforced that limit since 2.4.25, so
- *   the number changes nothing, and it survives `env -i`, `setsid`, `nohup`, `exec` and reparenting to init; only a
- *   process that sets that limit again on purpose loses it. /proc/<pid>/limits shows it.
- * - an environment variable holding this shell's id, for systems where the limit cannot be set (a finite hard
- *   limit); `env -i` drops it.
- * A stranger's process carries neither, so it is never signalled. Without /proc (not Linux) nothing is found, and
- * only the process groups are killed. All calls are synchronous so they can run from `process.on('exit')`.
- */
+// Finds the processes a shell's commands started once they have left their process group (`setsid`, a daemon's
+// double fork) and their parent has exited, so that nothing links them to the shell any more.
+//
+// Every command's bash marks itself twice, and everything it starts inherits both marks:
+// - the soft RLIMIT_LOCKS set to a number drawn for this shell. Linux has not enforced that limit since 2.4.25, so
+//   the number changes nothing, and it survives `env -i`, `setsid`, `nohup`, `exec` and reparenting to init; only a
+//   process that sets that limit again on purpose loses it. /proc/<pid>/limits shows it.
+// - an environment variable holding this shell's id, for systems where the limit cannot be set (a finite hard
+//   limit); `env -i` drops it.
+// A stranger's process carries neither, so it is never signalled. Without /proc (not Linux) nothing is found, and
+// only the process groups are killed. All calls are synchronous so they can run from `process.on('exit')`.
 import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
 import { randomBytesFromKernel } from '../random.js';
 

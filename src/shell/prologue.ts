@@ -1,13 +1,11 @@
-/**
- * The scripts around the commands. Each command runs as `bash -c command`, untouched, so bash reports its errors
- * and line numbers as usual. The bookkeeping runs first through BASH_ENV, which a non-interactive bash sources
- * before the command (even before parsing it, so syntax errors are merged too): close every descriptor beyond
- * stdio that the agent inherited, merge stderr into stdout, mark the shell so that what it starts can be found
- * later, keep track of its directory, and hand the user's own BASH_ENV (if any) back to the command and its children.
- *
- * The host writes the prologue once, into a fresh directory (a sandbox shows it read-only), and never writes the
- * files the shell writes; it only reads the directory file back, without following links.
- */
+// The scripts around the commands. Each command runs as `bash -c command`, untouched, so bash reports its errors
+// and line numbers as usual. The bookkeeping runs first through BASH_ENV, which a non-interactive bash sources
+// before the command (even before parsing it, so syntax errors are merged too): close every descriptor beyond
+// stdio that the agent inherited, merge stderr into stdout, mark the shell so that what it starts can be found
+// later, keep track of its directory, and hand the user's own BASH_ENV (if any) back to the command and its children.
+//
+// The host writes the prologue once, into a fresh directory (a sandbox shows it read-only), and never writes the
+// files the shell writes; it only reads the directory file back, without following links.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -24,12 +22,12 @@ export interface ShellFiles {
 }
 
 /** How a command reaches bash: the `-c` argument, and the text to feed on its stdin (a long command), if any. */
-export interface CommandArgument {
+interface CommandArgument {
   argument: string;
   stdin: string | null;
 }
 
-export interface PrologueOptions {
+interface PrologueOptions {
   /** Bash that marks the shell and everything it starts (see process-mark.ts). */
   mark: string;
   /** The user's own BASH_ENV, sourced after the bookkeeping and passed on to the command's children. */

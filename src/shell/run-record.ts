@@ -1,10 +1,8 @@
-/**
- * The record a run keeps in the state directory while it lives (see mark-registry.ts), and what makes one worth
- * acting on. A record names processes to kill and a directory to remove, and a state directory may hold files that no
- * run wrote (a checkout pointed at by XDG_STATE_HOME), so a record is trusted only when it is exactly what a run of
- * this agent writes: a regular file of this user's, named after the run's pid and start time, its mark of the shape
- * the agent draws, its pid a plausible other process, its directory one the agent makes, where it makes them.
- */
+// The record a run keeps in the state directory while it lives (see mark-registry.ts), and what makes one worth
+// acting on. A record names processes to kill and a directory to remove, and a state directory may hold files that no
+// run wrote (a checkout pointed at by XDG_STATE_HOME), so a record is trusted only when it is exactly what a run of
+// this agent writes: a regular file of this user's, named after the run's pid and start time, its mark of the shape
+// the agent draws, its pid a plausible other process, its directory one the agent makes, where it makes them.
 import { lstatSync } from 'node:fs';
 import { basename, dirname, isAbsolute, normalize } from 'node:path';
 import { readOwnFile } from '../own-file.js';

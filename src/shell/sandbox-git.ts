@@ -16,7 +16,7 @@ import type { Mount } from './sandbox-mount.js';
  */
 const GUARDED = ['config', 'config.worktree', 'hooks', 'modules', 'worktrees', 'commondir', 'gitdir'];
 
-export interface GitProtection {
+interface GitProtection {
   mounts: Mount[];
   /** Undoes what a command planted where no mount could hold; returns a note for each thing removed or restored. */
   afterCommand(): string[];

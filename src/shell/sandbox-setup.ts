@@ -5,7 +5,7 @@ import { defaultHiddenDirs, findExecutable, homeIsWorkDir, probeSandbox, sandbox
 import { protectGitDir } from './sandbox-git.js';
 import { startTmpHolder } from './sandbox-tmp.js';
 
-export interface SandboxSetupOptions {
+interface SandboxSetupOptions {
   cwd: string;
   /** The run's private directory: shown read-only inside (spill files, the prologue); the home and /tmp live in it. */
   runDir: string;

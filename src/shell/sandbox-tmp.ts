@@ -9,7 +9,7 @@ import { RUN_NAMESPACE_FLAGS, type TmpHolder } from './sandbox.js';
 
 const START_TIMEOUT_MS = 10_000;
 
-export interface RunningTmpHolder extends TmpHolder {
+interface RunningTmpHolder extends TmpHolder {
   stop(): void;
 }
 

@@ -9,9 +9,9 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { Mount } from './sandbox-mount.js';
 
-export type SandboxProbe = { ok: true; bwrapPath: string } | { ok: false; message: string };
+type SandboxProbe = { ok: true; bwrapPath: string } | { ok: false; message: string };
 
-export interface SandboxContext {
+interface SandboxContext {
   cwd: string;
   /** The shell's bookkeeping, shown read-only... */
   stateDir: string;

@@ -1,14 +1,12 @@
-/**
- * Masks known secret values in a stream of command output: every occurrence becomes `[redacted: NAME]`.
- *
- * Values are found by plain string search (indexOf per value; V8 runs Boyer-Moore-Horspool for patterns
- * this long), never by a regular expression built from a value, so any character is safe. Overlapping
- * occurrences merge into one redaction, named after the occurrence that starts it (the longest one when
- * several start there). A value split across chunks is still found: a push holds back the end of its text
- * only when that end is the beginning of a value, so what it holds is shorter than the longest value, and
- * a chunk without any of that comes out as the very same string. The streamed result equals masking the
- * whole text at once.
- */
+// Masks known secret values in a stream of command output: every occurrence becomes `[redacted: NAME]`.
+//
+// Values are found by plain string search (indexOf per value; V8 runs Boyer-Moore-Horspool for patterns
+// this long), never by a regular expression built from a value, so any character is safe. Overlapping
+// occurrences merge into one redaction, named after the occurrence that starts it (the longest one when
+// several start there). A value split across chunks is still found: a push holds back the end of its text
+// only when that end is the beginning of a value, so what it holds is shorter than the longest value, and
+// a chunk without any of that comes out as the very same string. The streamed result equals masking the
+// whole text at once.
 import { cleanText } from './clean-output.js';
 
 /** Shorter values are not masked: they would hit ordinary words and numbers all over the output. */
@@ -164,10 +162,4 @@ function beginsWithRest(value: string, text: string, at: number): boolean {
     if (value.charCodeAt(i) !== text.charCodeAt(at + i)) return false;
   }
   return true;
-}
-
-/** Masks a whole text at once. */
-export function maskText(text: string, secrets: readonly SecretValue[]): string {
-  const masker = new SecretMasker(secrets);
-  return masker.push(text) + masker.end();
 }

@@ -1,11 +1,9 @@
-/**
- * Which environment variables count as secrets, so that the commands never see them.
- * The rules look at names (case-insensitive), plus one rule on values: a URL that carries a password.
- * They err on the side of withholding: `--pass-env` lets a variable through when a rule is too eager.
- */
+// Which environment variables count as secrets, so that the commands never see them.
+// The rules look at names (case-insensitive), plus one rule on values: a URL that carries a password.
+// They err on the side of withholding: `--pass-env` lets a variable through when a rule is too eager.
 
 /** The credentials of the run itself: withheld always, whatever `--pass-env` says. */
-export const API_CREDENTIALS: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
+const API_CREDENTIALS: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
 
 /** A name containing one of these is a secret (TOKEN also covers GitHub's ACTIONS_ID_TOKEN_REQUEST_URL). */
 const CONTAINS = [

@@ -1,20 +1,18 @@
-/**
- * The environment commands run with: the agent's own environment without its secrets, plus
- * settings that keep every common tool from waiting on a keyboard, opening a pager or painting
- * the terminal. (The command also has no controlling terminal and stdin is /dev/null; these cover
- * tools that would otherwise block, loop on retries, or print progress bars and colour codes.)
- */
+// The environment commands run with: the agent's own environment without its secrets, plus
+// settings that keep every common tool from waiting on a keyboard, opening a pager or painting
+// the terminal. (The command also has no controlling terminal and stdin is /dev/null; these cover
+// tools that would otherwise block, loop on retries, or print progress bars and colour codes.)
 import { isApiCredential, looksSecret } from './secret-names.js';
 
 /** Says which secret-looking variables the user lets through (`--pass-env`). */
 export type PassEnv = (name: string) => boolean;
 
-export interface WithheldVariable {
+interface WithheldVariable {
   name: string;
   value: string;
 }
 
-export interface SplitEnvironment {
+interface SplitEnvironment {
   kept: Record<string, string>;
   /** Sorted by name. */
   withheld: WithheldVariable[];

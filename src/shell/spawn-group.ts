@@ -5,7 +5,7 @@ import { groupHasRunningMembers, signalGroup } from './process-groups.js';
 
 export type StreamName = 'stdout' | 'stderr';
 
-export interface GroupRunOptions {
+interface GroupRunOptions {
   argv: readonly string[];
   cwd: string;
   env: Record<string, string>;

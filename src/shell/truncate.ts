@@ -1,14 +1,12 @@
-/**
- * Head + tail truncation of command output.
- *
- * `HeadTailBuffer` accumulates a stream of text in bounded memory: it keeps the first
- * `capacity` characters and (in a ring of chunks) the last `capacity` characters, and counts
- * characters and line breaks of everything that passed through. `headTail` is a pure function
- * that turns such a snapshot into the text a model sees: everything when it fits, otherwise a
- * head, a marker saying what was left out and where the full output is, and a tail.
- */
+// Head + tail truncation of command output.
+//
+// `HeadTailBuffer` accumulates a stream of text in bounded memory: it keeps the first
+// `capacity` characters and (in a ring of chunks) the last `capacity` characters, and counts
+// characters and line breaks of everything that passed through. `headTail` is a pure function
+// that turns such a snapshot into the text a model sees: everything when it fits, otherwise a
+// head, a marker saying what was left out and where the full output is, and a tail.
 
-export interface HeadTailSnapshot {
+interface HeadTailSnapshot {
   /** The first characters of the stream (all of it when the stream fits the capacity). */
   head: string;
   /** The last characters of the stream; may overlap `head` when the stream is short. */
@@ -28,7 +26,7 @@ export interface HeadTailOptions {
   headShare?: number;
 }
 
-export interface HeadTailResult {
+interface HeadTailResult {
   text: string;
   truncated: boolean;
   omittedChars: number;

@@ -1,17 +1,15 @@
-/**
- * The one filter between the run and everything it writes: the model's tool results, stderr, stdout, the session file
- * and the transcript. Whatever produced a text (a command, the executor's own notes, the model, an API error), it is
- * passed through here on its way out, so no producer has to remember to mask.
- *
- * - Text for people and for the model (`plain`): control characters and escape sequences are dropped first, then the
- *   secrets are masked, in that order, so that a value split by an escape sequence is masked once joined.
- * - Text a person checks (`visible`): controls are shown escaped instead, secrets masked. Where a secret shows up
- *   only once the controls are dropped, the text is not shown at all: neither the secret's halves nor a text that hides
- *   what it does.
- * - JSON (`json`): every string is masked; a string that holds control characters is also looked at as a reader that
- *   drops them would see it, and if a value shows up that way, the string is written cleaned and masked. JSON escapes
- *   C0 controls by itself; C1 controls (which JSON.stringify leaves raw) are escaped too.
- */
+// The one filter between the run and everything it writes: the model's tool results, stderr, stdout, the session file
+// and the transcript. Whatever produced a text (a command, the executor's own notes, the model, an API error), it is
+// passed through here on its way out, so no producer has to remember to mask.
+//
+// - Text for people and for the model (`plain`): control characters and escape sequences are dropped first, then the
+//   secrets are masked, in that order, so that a value split by an escape sequence is masked once joined.
+// - Text a person checks (`visible`): controls are shown escaped instead, secrets masked. Where a secret shows up
+//   only once the controls are dropped, the text is not shown at all: neither the secret's halves nor a text that hides
+//   what it does.
+// - JSON (`json`): every string is masked; a string that holds control characters is also looked at as a reader that
+//   drops them would see it, and if a value shows up that way, the string is written cleaned and masked. JSON escapes
+//   C0 controls by itself; C1 controls (which JSON.stringify leaves raw) are escaped too.
 import { cleanString, OutputCleaner } from '../shell/clean-output.js';
 import { SecretMasker, type SecretValue, type TextFilter } from '../shell/secret-mask.js';
 import { showControls } from './visible-controls.js';

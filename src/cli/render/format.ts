@@ -42,7 +42,7 @@ export function commandStatus(durationMs: number | undefined, exitCode: number |
 }
 
 /** `0.4 s`, `12 s`, `2 min 5 s`, `1 h 3 min`. */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   if (ms < 9_950) return `${(ms / 1000).toFixed(1)} s`;
   return formatElapsed(Math.round(ms / 1000));
 }

@@ -6,7 +6,7 @@ import { answerRule, commandStatus, oneLine, preview, summaryLine } from './form
 import type { Spinner } from './spinner.js';
 import type { Style } from './style.js';
 
-export interface HumanOptions {
+interface HumanOptions {
   write: (text: string) => void;
   style: Style;
   quiet: boolean;

@@ -2,13 +2,13 @@ import type { RunEvent } from '../../events.js';
 import type { ResultObject } from '../../result.js';
 import type { Redactor } from '../../sinks/redactor.js';
 
-export type WriteOut = (line: string) => void;
+type WriteOut = (line: string) => void;
 
 /**
  * The version of the shapes printed in json and stream-json modes, published as JSON Schema files in schema/. Within
  * a version fields are only ever added; a field removed, renamed or changed in meaning makes a new version.
  */
-export const OUTPUT_SCHEMA_VERSION = 1;
+const OUTPUT_SCHEMA_VERSION = 1;
 
 /** One JSON line, `type` first and `schema_version` next, masked and with no raw control character. */
 function line(type: string, fields: object, redactor: Redactor): string {
