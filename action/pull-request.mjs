@@ -32,6 +32,8 @@ export function pullRequestOf(env) {
   const head = pr?.head?.repo;
   const base = pr?.base?.repo?.full_name ?? env.GITHUB_REPOSITORY;
   const sameRepository =
-    head?.fork !== true && typeof head?.full_name === 'string' && head.full_name.toLowerCase() === String(base).toLowerCase();
+    head?.fork !== true &&
+    typeof head?.full_name === 'string' &&
+    head.full_name.toLowerCase() === String(base).toLowerCase();
   return { author, sameRepository };
 }

@@ -34,7 +34,9 @@ function post(body) {
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (chunk) => (text += chunk));
-        response.on('end', () => (response.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${response.statusCode}: ${text}`))));
+        response.on('end', () =>
+          response.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${response.statusCode}: ${text}`)),
+        );
       },
     );
     request.on('error', reject);
@@ -82,12 +84,21 @@ for (;;) {
   const { content, stopReason } = readMessage(sse);
   messages.push({ role: 'assistant', content });
   if (stopReason !== 'tool_use') {
-    process.stdout.write(`${content.filter((b) => b.type === 'text').map((b) => b.text).join('')}\n`);
+    process.stdout.write(
+      `${content
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text)
+        .join('')}\n`,
+    );
     break;
   }
   const results = [];
   for (const block of content.filter((b) => b.type === 'tool_use')) {
-    results.push({ type: 'tool_result', tool_use_id: block.id, content: (await runBash(block.input.command)) || '(no output)' });
+    results.push({
+      type: 'tool_result',
+      tool_use_id: block.id,
+      content: (await runBash(block.input.command)) || '(no output)',
+    });
   }
   messages.push({ role: 'user', content: results });
 }

@@ -9,13 +9,21 @@ import { measureStartup } from './startup.js';
 
 const BINARY_TARGET = 1.5;
 
-export async function measureBinary(options: { nodeBinDir: string | undefined; repetitions: number; tmp: string }): Promise<Figure[]> {
+export async function measureBinary(options: {
+  nodeBinDir: string | undefined;
+  repetitions: number;
+  tmp: string;
+}): Promise<Figure[]> {
   const out = join(options.tmp, 'binary');
   const node = options.nodeBinDir ? join(options.nodeBinDir, 'node') : process.execPath;
-  const built = execFileSync(process.execPath, [resolve(import.meta.dirname, '../scripts/build-binary.mjs'), '--node', node, '--out', out], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const built = execFileSync(
+    process.execPath,
+    [resolve(import.meta.dirname, '../scripts/build-binary.mjs'), '--node', node, '--out', out],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   const path = built.trim().split('\n').at(-1)!.split(' ')[0]!;
   const figures = await measureStartup({
     repetitions: options.repetitions,
@@ -23,7 +31,9 @@ export async function measureBinary(options: { nodeBinDir: string | undefined; r
     tmp: options.tmp,
     agent: { path, name: 'standalone binary', firstRequestTarget: BINARY_TARGET },
     // The floor is the `node -e 0` of the Node.js inside the binary.
-    ...(options.nodeBinDir ? { node: { binDir: options.nodeBinDir, name: 'Node 24', firstRequestTarget: BINARY_TARGET } } : {}),
+    ...(options.nodeBinDir
+      ? { node: { binDir: options.nodeBinDir, name: 'Node 24', firstRequestTarget: BINARY_TARGET } }
+      : {}),
   });
   const sizeMb = statSync(path).size / 1e6;
   return [

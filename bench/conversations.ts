@@ -16,10 +16,20 @@ interface ScriptedRun {
   server: TestServer;
 }
 
-async function runScript(script: Turn[], args: string[], cwd: string, tmp: string, options: { contextWindow?: number; sampleRss?: boolean } = {}): Promise<ScriptedRun> {
+async function runScript(
+  script: Turn[],
+  args: string[],
+  cwd: string,
+  tmp: string,
+  options: { contextWindow?: number; sampleRss?: boolean } = {},
+): Promise<ScriptedRun> {
   const server = await startServer(script, options.contextWindow ? { contextWindow: options.contextWindow } : {});
   try {
-    const run = await timedRun(AGENT_BIN, args, { env: agentEnv(server.url, tmp), cwd, sampleRss: options.sampleRss ?? false });
+    const run = await timedRun(AGENT_BIN, args, {
+      env: agentEnv(server.url, tmp),
+      cwd,
+      sampleRss: options.sampleRss ?? false,
+    });
     return { run, server };
   } finally {
     await server.close();
@@ -38,7 +48,13 @@ export async function measureFloodRss(repetitions: number, tmp: string): Promise
   for (let i = 0; i < repetitions; i++) {
     const runTmp = mkdtempSync(join(tmp, 'flood-'));
     try {
-      const { run, server } = await runScript([bash(FLOOD_COMMAND), answer('done')], ['-q', 'print a lot'], tmp, runTmp, { sampleRss: true });
+      const { run, server } = await runScript(
+        [bash(FLOOD_COMMAND), answer('done')],
+        ['-q', 'print a lot'],
+        tmp,
+        runTmp,
+        { sampleRss: true },
+      );
       const printed = charsPrinted(server.validRequests()[1]?.body);
       expectRun('1 GB flood run', run.code === 0 && run.peakRssKb !== undefined && printed >= FLOOD_BYTES * 0.99, run);
       peaksMb.push(run.peakRssKb! / 1024);
@@ -73,7 +89,12 @@ function charsPrinted(body: unknown): number {
 }
 
 interface Bill {
-  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_creation_input_tokens: number;
+    cache_read_input_tokens: number;
+  };
   billed: number;
 }
 
@@ -85,7 +106,10 @@ function billOf(stdout: string): Bill {
 
 /** Share of the input tokens that were read from the cache. */
 function cachedShare({ usage }: Bill): number {
-  return usage.cache_read_input_tokens / (usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens);
+  return (
+    usage.cache_read_input_tokens /
+    (usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens)
+  );
 }
 
 /**
@@ -97,9 +121,21 @@ export async function measureCachingBill(tmp: string, { agentsMd = false } = {})
   writeProject(project, { agentsMd });
   const bills: Record<'cached' | 'uncached', Bill> = {} as Record<'cached' | 'uncached', Bill>;
   try {
-    for (const [name, extra] of [['cached', []], ['uncached', ['--no-cache']]] as const) {
-      const { run, server } = await runScript(tokenRunScript(), ['--output-format', 'json', ...extra, 'explore the project'], project, tmp);
-      expectRun(`12-turn ${name} run`, run.code === 0 && server.validRequests().length === 12 && server.rejections().length === 0, run);
+    for (const [name, extra] of [
+      ['cached', []],
+      ['uncached', ['--no-cache']],
+    ] as const) {
+      const { run, server } = await runScript(
+        tokenRunScript(),
+        ['--output-format', 'json', ...extra, 'explore the project'],
+        project,
+        tmp,
+      );
+      expectRun(
+        `12-turn ${name} run`,
+        run.code === 0 && server.validRequests().length === 12 && server.rejections().length === 0,
+        run,
+      );
       bills[name] = billOf(run.stdout);
     }
   } finally {
@@ -126,8 +162,13 @@ const WINDOW = 200_000;
 
 /** 45 commands of 28,000 characters each against a server that rejects prompts over 200k tokens. */
 export async function measureLongRun(tmp: string): Promise<Figure> {
-  const script: Turn[] = [...Array.from({ length: LONG_TURNS }, (_, turn) => bash(numberedLinesCommand(turn))), answer('done')];
-  const { run, server } = await runScript(script, ['--output-format', 'json', 'read every output'], tmp, tmp, { contextWindow: WINDOW });
+  const script: Turn[] = [
+    ...Array.from({ length: LONG_TURNS }, (_, turn) => bash(numberedLinesCommand(turn))),
+    answer('done'),
+  ];
+  const { run, server } = await runScript(script, ['--output-format', 'json', 'read every output'], tmp, tmp, {
+    contextWindow: WINDOW,
+  });
   const rejected = server.rejections().length;
   const prompts = server.validRequests().map((request) => countTokens(request.body));
   const completed = run.code === 0 && rejected === 0 && prompts.length === LONG_TURNS + 1;

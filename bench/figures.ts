@@ -26,7 +26,13 @@ export function agentEnv(serverUrl: string, tmp: string): Record<string, string>
 }
 
 /** Throws with the run's own words when a measured run did not do what the figure assumes. */
-export function expectRun(what: string, ok: boolean, run: { code: number | null; stderr: string; stdout: string }): void {
+export function expectRun(
+  what: string,
+  ok: boolean,
+  run: { code: number | null; stderr: string; stdout: string },
+): void {
   if (ok) return;
-  throw new Error(`${what}: unexpected run (exit ${run.code})\nstdout: ${run.stdout.slice(0, 2_000)}\nstderr: ${run.stderr.slice(0, 2_000)}`);
+  throw new Error(
+    `${what}: unexpected run (exit ${run.code})\nstdout: ${run.stdout.slice(0, 2_000)}\nstderr: ${run.stderr.slice(0, 2_000)}`,
+  );
 }

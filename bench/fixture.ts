@@ -22,14 +22,23 @@ function sourceFile(module: string, functions: number): string {
 
 function csv(rows: number): string {
   const lines = ['id,name,kind,size,modified'];
-  for (let i = 1; i <= rows; i++) lines.push(`${i},item-${String(i).padStart(4, '0')},${i % 3 === 0 ? 'dir' : 'file'},${(i * 977) % 65_536},2026-11-${String((i % 28) + 1).padStart(2, '0')}`);
+  for (let i = 1; i <= rows; i++)
+    lines.push(
+      `${i},item-${String(i).padStart(4, '0')},${i % 3 === 0 ? 'dir' : 'file'},${(i * 977) % 65_536},2026-11-${String((i % 28) + 1).padStart(2, '0')}`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
 /** Instructions of a realistic size: what to run, the style to keep, what not to touch. */
 function agentsMd(): string {
-  const rules = Array.from({ length: 40 }, (_, i) => `- Rule ${i + 1}: keep step ${i + 1} pure; its tests live in test/step${i + 1}.test.ts and run with \`npm test -- step${i + 1}\`.`);
-  return ['# Working on calc', '', 'Run `npm test` before you finish. Keep 2-space indents.', '', ...rules, ''].join('\n');
+  const rules = Array.from(
+    { length: 40 },
+    (_, i) =>
+      `- Rule ${i + 1}: keep step ${i + 1} pure; its tests live in test/step${i + 1}.test.ts and run with \`npm test -- step${i + 1}\`.`,
+  );
+  return ['# Working on calc', '', 'Run `npm test` before you finish. Keep 2-space indents.', '', ...rules, ''].join(
+    '\n',
+  );
 }
 
 export const AGENTS_MD_BYTES = Buffer.byteLength(agentsMd());
@@ -45,7 +54,16 @@ export function writeProject(dir: string, options: { agentsMd?: boolean } = {}):
   writeFileSync(join(dir, 'src/printer.ts'), sourceFile('printer', 16));
   writeFileSync(
     join(dir, 'README.md'),
-    ['# calc', '', 'A tiny calculator: tokens → lexer → parser → printer.', '', ...Array.from({ length: 40 }, (_, i) => `- Note ${i + 1}: step ${i + 1} keeps its running total in the token's length times ${i + 1}.`)].join('\n'),
+    [
+      '# calc',
+      '',
+      'A tiny calculator: tokens → lexer → parser → printer.',
+      '',
+      ...Array.from(
+        { length: 40 },
+        (_, i) => `- Note ${i + 1}: step ${i + 1} keeps its running total in the token's length times ${i + 1}.`,
+      ),
+    ].join('\n'),
   );
   writeFileSync(join(dir, 'data/sample.csv'), csv(150));
 }

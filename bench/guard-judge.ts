@@ -24,4 +24,6 @@ const runs: number[] = [];
 for (let run = 0; run < 5; run += 1) runs.push(await once());
 runs.sort((a, b) => a - b);
 const [fastest, , median] = runs as [number, number, number];
-console.log(`guard: ${commands.length} commands × ${rounds}: ${fastest.toFixed(1)} µs CPU per judgement at best, ${median.toFixed(1)} median`);
+console.log(
+  `guard: ${commands.length} commands × ${rounds}: ${fastest.toFixed(1)} µs CPU per judgement at best, ${median.toFixed(1)} median`,
+);

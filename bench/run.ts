@@ -20,7 +20,9 @@ const RESULTS_DIR = resolve(import.meta.dirname, 'results');
 /** The bin directory of an official Node.js of that major version (fetched once), or undefined where there is none. */
 function fetchNode(major: number): string | undefined {
   try {
-    return execFileSync(process.execPath, [resolve(import.meta.dirname, '../scripts/fetch-node.mjs'), String(major)], { encoding: 'utf8' }).trim();
+    return execFileSync(process.execPath, [resolve(import.meta.dirname, '../scripts/fetch-node.mjs'), String(major)], {
+      encoding: 'utf8',
+    }).trim();
   } catch {
     process.stderr.write(`bench: no Node ${major} to measure with; its start-up figures are left out\n`);
     return undefined;
@@ -46,9 +48,16 @@ function verdict(figure: Figure): string {
 }
 
 function table(figures: Figure[]): string {
-  const rows = [['figure', 'value', 'target', ''], ...figures.map((f) => [f.label, formatValue(f), f.target, verdict(f)])];
+  const rows = [
+    ['figure', 'value', 'target', ''],
+    ...figures.map((f) => [f.label, formatValue(f), f.target, verdict(f)]),
+  ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
   const notes = figures.map((f) => `  ${f.label}: ${f.detail}`);
   return [line(rows[0]!), rule, ...rows.slice(1).map(line), '', 'How each figure was measured:', ...notes].join('\n');
@@ -62,7 +71,10 @@ function loadPerCore(): number {
 async function main(): Promise<void> {
   const tmp = tempDir('agent-bench-');
   const loadBefore = loadPerCore();
-  if (loadBefore > 0.5) process.stderr.write(`bench: warning: the machine is busy (load ${loadBefore.toFixed(2)} per core); time figures will be inflated\n`);
+  if (loadBefore > 0.5)
+    process.stderr.write(
+      `bench: warning: the machine is busy (load ${loadBefore.toFixed(2)} per core); time figures will be inflated\n`,
+    );
   const started = performance.now();
   const figures: Figure[] = [];
   const step = async <T extends Figure | Figure[]>(name: string, measure: () => Promise<T>) => {
@@ -74,24 +86,50 @@ async function main(): Promise<void> {
   const wants = (name: string) => chosen.length === 0 || chosen.includes(name);
   const node24 = wants('start-up') || wants('binary') ? fetchNode(24) : undefined;
   const steps: Array<[name: string, what: string, measure: () => Promise<Figure | Figure[]>]> = [
-    ['start-up', 'start-up (node floor, --version, first request)', () => measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp })],
-    ['start-up', 'start-up on Node 24', async () => {
-      if (!node24) return [];
-      const node = { binDir: node24, name: 'Node 24', firstRequestTarget: 2.2 };
-      return measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp, node });
-    }],
-    ['binary', 'the standalone binary', () => measureBinary({ nodeBinDir: node24, repetitions: STARTUP_REPETITIONS, tmp })],
-    ['per-turn', 'per turn, agent and bare loop', () => measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp })],
-    ['sandbox', 'per turn under --sandbox', () => measureSandboxPerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp, ...baseline() })],
+    [
+      'start-up',
+      'start-up (node floor, --version, first request)',
+      () => measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp }),
+    ],
+    [
+      'start-up',
+      'start-up on Node 24',
+      async () => {
+        if (!node24) return [];
+        const node = { binDir: node24, name: 'Node 24', firstRequestTarget: 2.2 };
+        return measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp, node });
+      },
+    ],
+    [
+      'binary',
+      'the standalone binary',
+      () => measureBinary({ nodeBinDir: node24, repetitions: STARTUP_REPETITIONS, tmp }),
+    ],
+    [
+      'per-turn',
+      'per turn, agent and bare loop',
+      () => measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp }),
+    ],
+    [
+      'sandbox',
+      'per turn under --sandbox',
+      () => measureSandboxPerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp, ...baseline() }),
+    ],
     ['breakdown', "where a turn's CPU goes", () => measureTurnBreakdown(tmp)],
     ['memory', 'peak memory under 1 GB of output', () => measureFloodRss(FLOOD_RUNS, tmp)],
     ['cache', 'token bill with and without caching', () => measureCachingBill(tmp)],
-    ['cache', 'token bill with and without caching, with an AGENTS.md', () => measureCachingBill(tmp, { agentsMd: true })],
+    [
+      'cache',
+      'token bill with and without caching, with an AGENTS.md',
+      () => measureCachingBill(tmp, { agentsMd: true }),
+    ],
     ['long-run', '45 turns against a 200k window', () => measureLongRun(tmp)],
   ];
   const unknown = chosen.filter((name) => !steps.some(([step]) => step === name));
   if (unknown.length > 0) {
-    process.stderr.write(`bench: unknown part ${unknown.join(', ')}; the parts are ${[...new Set(steps.map(([name]) => name))].join(', ')}\n`);
+    process.stderr.write(
+      `bench: unknown part ${unknown.join(', ')}; the parts are ${[...new Set(steps.map(([name]) => name))].join(', ')}\n`,
+    );
     process.exit(2);
   }
   try {

@@ -16,13 +16,23 @@ export interface SandboxTurnOptions {
   baselineBin?: string;
 }
 
-export async function measureSandboxPerTurn({ repetitions, warmups, tmp, baselineBin }: SandboxTurnOptions): Promise<Figure[]> {
+export async function measureSandboxPerTurn({
+  repetitions,
+  warmups,
+  tmp,
+  baselineBin,
+}: SandboxTurnOptions): Promise<Figure[]> {
   const bins = baselineBin ? [AGENT_BIN, baselineBin] : [AGENT_BIN];
   const samples = bins.map(() => ({ short: [] as number[], long: [] as number[] }));
   for (let round = 0; round < warmups + repetitions; round++) {
     for (const [index, bin] of bins.entries()) {
       const short = await wallOf(bin, [answer('done')], tmp, 1);
-      const long = await wallOf(bin, [...Array.from({ length: TURNS - 1 }, () => bash('true')), answer('done')], tmp, TURNS);
+      const long = await wallOf(
+        bin,
+        [...Array.from({ length: TURNS - 1 }, () => bash('true')), answer('done')],
+        tmp,
+        TURNS,
+      );
       if (round < warmups) continue;
       samples[index]!.short.push(short);
       samples[index]!.long.push(long);
@@ -61,7 +71,11 @@ async function wallOf(bin: string, script: Turn[], tmp: string, expectedRequests
   const server = await startServer(script);
   try {
     const run = await timedRun(bin, ['--sandbox', 'run the commands'], { env: agentEnv(server.url, tmp), cwd: tmp });
-    expectRun(`${expectedRequests}-turn run under --sandbox`, run.code === 0 && server.validRequests().length === expectedRequests, run);
+    expectRun(
+      `${expectedRequests}-turn run under --sandbox`,
+      run.code === 0 && server.validRequests().length === expectedRequests,
+      run,
+    );
     return run.wallMs;
   } finally {
     await server.close();

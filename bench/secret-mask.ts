@@ -22,7 +22,12 @@ const workloads: Record<string, string> = {
   // `head -c N /dev/zero | tr '\0' a`: the flood the memory figure uses.
   flood: 'a'.repeat(CHUNK),
   // Build-log lines: paths, numbers, words.
-  log: Array.from({ length: 2_000 }, (_, i) => `[${i}] src/module-${i % 97}/file.ts:${i % 400}:12 - compiled in ${i % 53} ms\n`).join('').slice(0, CHUNK),
+  log: Array.from(
+    { length: 2_000 },
+    (_, i) => `[${i}] src/module-${i % 97}/file.ts:${i % 400}:12 - compiled in ${i % 53} ms\n`,
+  )
+    .join('')
+    .slice(0, CHUNK),
 };
 
 function mbPerSecond(run: (chunk: string) => void, chunk: string): number {
@@ -39,7 +44,9 @@ function mbPerSecond(run: (chunk: string) => void, chunk: string): number {
 }
 
 const encoder = new TextEncoder();
-console.log(`median of ${PASSES} passes over ${TOTAL_MB} MB in ${CHUNK / 1024} KiB chunks; ms/MB = milliseconds per megabyte\n`);
+console.log(
+  `median of ${PASSES} passes over ${TOTAL_MB} MB in ${CHUNK / 1024} KiB chunks; ms/MB = milliseconds per megabyte\n`,
+);
 for (const [name, text] of Object.entries(workloads)) {
   const bytes = encoder.encode(text);
   const cleaner = new OutputCleaner();

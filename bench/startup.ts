@@ -112,7 +112,10 @@ type LoopName = keyof typeof LOOPS;
  * runs of a round alternate, so that the machine's load drifts over both loops alike.
  */
 export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptions): Promise<Figure[]> {
-  const samples: Record<LoopName, { one: number[]; long: number[] }> = { agent: { one: [], long: [] }, bare: { one: [], long: [] } };
+  const samples: Record<LoopName, { one: number[]; long: number[] }> = {
+    agent: { one: [], long: [] },
+    bare: { one: [], long: [] },
+  };
   const serverCpuPerTurn: number[] = [];
   const longScript = (): Turn[] => [...Array.from({ length: LONG_RUN_TURNS - 1 }, () => bash('true')), answer('done')];
   for (let round = 0; round < warmups + repetitions; round++) {
@@ -143,7 +146,13 @@ export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptio
         `${how}; 30-turn median ${median(samples.agent.long).toFixed(1)} ms, 1-turn ${median(samples.agent.one).toFixed(1)} ms; ` +
         `the test server's CPU per turn, included: ${median(serverCpuPerTurn).toFixed(2)} ms; ` +
         `spawning \`bash -c true\` from node alone takes ${median(bashAlone).toFixed(2)} ms`,
-      data: { oneTurnMs: summary(samples.agent.one), longRunMs: summary(samples.agent.long), serverCpuPerTurnMs: summary(serverCpuPerTurn), bashSpawnMs: summary(bashAlone), turns: LONG_RUN_TURNS },
+      data: {
+        oneTurnMs: summary(samples.agent.one),
+        longRunMs: summary(samples.agent.long),
+        serverCpuPerTurnMs: summary(serverCpuPerTurn),
+        bashSpawnMs: summary(bashAlone),
+        turns: LONG_RUN_TURNS,
+      },
     },
     {
       id: 'bare_loop_per_turn',
@@ -172,14 +181,23 @@ export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptio
  * Wall time of one run, and the CPU this process (the test server, in practice) spent meanwhile:
  * the server is part of every turn's round trip, so its share is worth knowing.
  */
-async function timeScript(loop: LoopName, script: Turn[], tmp: string, expectedRequests: number): Promise<{ wallMs: number; serverCpuMs: number }> {
+async function timeScript(
+  loop: LoopName,
+  script: Turn[],
+  tmp: string,
+  expectedRequests: number,
+): Promise<{ wallMs: number; serverCpuMs: number }> {
   const server = await startServer(script);
   try {
     const cpuBefore = process.cpuUsage();
     const { command, args } = LOOPS[loop];
     const run = await timedRun(command, [...args], { env: agentEnv(server.url, tmp), cwd: tmp });
     const cpu = process.cpuUsage(cpuBefore);
-    expectRun(`${loop}: ${expectedRequests}-turn run`, run.code === 0 && server.validRequests().length === expectedRequests, run);
+    expectRun(
+      `${loop}: ${expectedRequests}-turn run`,
+      run.code === 0 && server.validRequests().length === expectedRequests,
+      run,
+    );
     return { wallMs: run.wallMs, serverCpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await server.close();

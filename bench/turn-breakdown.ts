@@ -19,10 +19,16 @@ const TURNS = 120;
 /** The parts a turn's CPU is charged to, first match wins; `path` is a source path or a node: module URL. */
 const PARTS: Array<[string, RegExp]> = [
   ['spawning bash (Node child_process)', /^node:(internal\/)?child_process/],
-  ['Node HTTP, sockets, streams', /^node:(internal\/)?(_?http|net|stream|streams|tls|dns|timers|event_target|webstreams)/],
+  [
+    'Node HTTP, sockets, streams',
+    /^node:(internal\/)?(_?http|net|stream|streams|tls|dns|timers|event_target|webstreams)/,
+  ],
   ['the SDK', /node_modules\/@anthropic-ai\/sdk\//],
   ['the guard (unbash and src/guard)', /node_modules\/unbash\/|src\/guard\//],
-  ['the spinner and colours', /node_modules\/(ora|chalk|cli-spinners|log-symbols|stdin-discarder|string-width|strip-ansi)/],
+  [
+    'the spinner and colours',
+    /node_modules\/(ora|chalk|cli-spinners|log-symbols|stdin-discarder|string-width|strip-ansi)/,
+  ],
   ['masking (src/secrets)', /src\/secrets/],
   ['sessions and transcripts (src/session)', /src\/session\//],
   ['the shell tool (src/shell)', /src\/shell\//],
@@ -45,7 +51,11 @@ interface Profile {
 
 /** Builds the CLI with source maps into `dir`, and a runner that starts it as bin/agent would. */
 async function buildProfiled(dir: string): Promise<string> {
-  await build({ ...bundleOptions({ outdir: join(dir, 'dist'), sourcemap: 'external' }), absWorkingDir: ROOT, logLevel: 'error' });
+  await build({
+    ...bundleOptions({ outdir: join(dir, 'dist'), sourcemap: 'external' }),
+    absWorkingDir: ROOT,
+    logLevel: 'error',
+  });
   const runner = join(dir, 'run.mjs');
   writeFileSync(runner, "const cli = await import('./dist/cli.js');\nawait cli.main(process.argv.slice(2), []);\n");
   return runner;
@@ -117,7 +127,17 @@ export async function measureTurnBreakdown(tmp: string): Promise<Figure> {
   try {
     const run = await timedRun(
       process.execPath,
-      ['--cpu-prof', '--cpu-prof-dir', profiles, '--cpu-prof-interval', '200', runner, '--max-turns', String(TURNS + 1), 'run the commands'],
+      [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        profiles,
+        '--cpu-prof-interval',
+        '200',
+        runner,
+        '--max-turns',
+        String(TURNS + 1),
+        'run the commands',
+      ],
       { env: agentEnv(server.url, tmp), cwd: tmp },
     );
     expectRun(`profiled ${TURNS}-turn run`, run.code === 0 && server.validRequests().length === TURNS, run);
@@ -126,7 +146,10 @@ export async function measureTurnBreakdown(tmp: string): Promise<Figure> {
   }
   const profileFile = readdirSync(profiles).find((file) => file.endsWith('.cpuprofile'));
   if (!profileFile) throw new Error('the profiled run wrote no .cpuprofile');
-  const charged = chargeSamples(JSON.parse(readFileSync(join(profiles, profileFile), 'utf8')) as Profile, sourceMapsOf(join(dir, 'dist')));
+  const charged = chargeSamples(
+    JSON.parse(readFileSync(join(profiles, profileFile), 'utf8')) as Profile,
+    sourceMapsOf(join(dir, 'dist')),
+  );
   const idle = charged.get('idle') ?? 0;
   charged.delete('idle');
   const busy = [...charged.values()].reduce((sum, ms) => sum + ms, 0);
@@ -140,6 +163,12 @@ export async function measureTurnBreakdown(tmp: string): Promise<Figure> {
     target: '(breakdown)',
     pass: undefined,
     detail: `a ${TURNS}-turn run under --cpu-prof, samples charged by source map; ${detail}; idle (waiting on the server and bash) ${(idle / TURNS).toFixed(2)} ms per turn`,
-    data: { turns: TURNS, busyMs: busy, idleMs: idle, partsMs: Object.fromEntries(shares), node: execFileSync(process.execPath, ['--version'], { encoding: 'utf8' }).trim() },
+    data: {
+      turns: TURNS,
+      busyMs: busy,
+      idleMs: idle,
+      partsMs: Object.fromEntries(shares),
+      node: execFileSync(process.execPath, ['--version'], { encoding: 'utf8' }).trim(),
+    },
   };
 }

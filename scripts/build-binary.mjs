@@ -38,7 +38,8 @@ const removeOutputs = () => {
 };
 removeOutputs();
 const [version, platform, arch] = nodeFacts();
-if (platform !== process.platform || arch !== process.arch) throw new Error(`${node} is for ${platform}-${arch}; build on that platform`);
+if (platform !== process.platform || arch !== process.arch)
+  throw new Error(`${node} is for ${platform}-${arch}; build on that platform`);
 const [major, minor] = version.slice(1).split('.').map(Number);
 if (major < 20 || (major === 20 && minor < 12)) {
   throw new Error(`${node} is Node.js ${version}; single executables with assets need Node.js 20.12 or later`);

@@ -1,3 +1,7 @@
 import type { BuildOptions } from 'esbuild';
 
-export function bundleOptions(options?: { outdir?: string; minify?: boolean; sourcemap?: BuildOptions['sourcemap'] }): BuildOptions & { metafile: true };
+export function bundleOptions(options?: {
+  outdir?: string;
+  minify?: boolean;
+  sourcemap?: BuildOptions['sourcemap'];
+}): BuildOptions & { metafile: true };

@@ -34,7 +34,8 @@ const fsThroughRequire = {
 const commanderChildProcessOnUse = {
   name: 'commander-child-process-on-use',
   setup(build) {
-    const fromCommander = ({ kind, importer }) => kind === 'require-call' && importer.includes('/node_modules/commander/');
+    const fromCommander = ({ kind, importer }) =>
+      kind === 'require-call' && importer.includes('/node_modules/commander/');
     const standIn = { path: 'node:child_process', namespace: 'child-process-on-use' };
     build.onResolve({ filter: /^(node:)?child_process$/ }, (args) => (fromCommander(args) ? standIn : undefined));
     build.onLoad({ filter: /.*/, namespace: 'child-process-on-use' }, () => ({

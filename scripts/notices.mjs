@@ -21,12 +21,16 @@ function bundledPackages(metafile) {
 
 function noticeOf(dir) {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  const files = readdirSync(dir).filter((name) => LICENSE_FILE.test(name) && !CODE_FILE.test(name)).sort();
+  const files = readdirSync(dir)
+    .filter((name) => LICENSE_FILE.test(name) && !CODE_FILE.test(name))
+    .sort();
   const texts = files.map((name) => readFileSync(join(dir, name), 'utf8').trim());
   const licence = typeof pkg.license === 'string' ? pkg.license : (pkg.license?.type ?? 'see below');
   if (texts.length === 0) {
     const author = typeof pkg.author === 'string' ? pkg.author : (pkg.author?.name ?? 'its authors');
-    texts.push(`The package ships no licence file. Its package.json declares the ${licence} licence, copyright ${author}.`);
+    texts.push(
+      `The package ships no licence file. Its package.json declares the ${licence} licence, copyright ${author}.`,
+    );
   }
   return { name: pkg.name, version: pkg.version, licence, text: texts.join('\n\n') };
 }
@@ -42,6 +46,9 @@ export function thirdPartyNotices(metafile, root) {
   const header =
     'dist/ bundles the following packages. Their licences and copyright notices follow.\n\n' +
     unique.map((notice) => `- ${notice.name} ${notice.version} (${notice.licence})`).join('\n');
-  const bodies = unique.map((notice) => `${'='.repeat(78)}\n${notice.name} ${notice.version} (${notice.licence})\n${'='.repeat(78)}\n\n${notice.text}`);
+  const bodies = unique.map(
+    (notice) =>
+      `${'='.repeat(78)}\n${notice.name} ${notice.version} (${notice.licence})\n${'='.repeat(78)}\n\n${notice.text}`,
+  );
   return `${header}\n\n${bodies.join('\n\n')}\n`;
 }

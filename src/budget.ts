@@ -28,7 +28,12 @@ export function followingController(parent: AbortSignal): AbortController {
  * The model call behind --max-budget-usd: once the run's cost has reached the limit, the call does not start; the
  * run is stopped with BudgetReached instead, and the loop ends it as any stopped run.
  */
-export function withCostLimit(callModel: CallModel, budget: RunBudget, stats: ModelStats, stop: AbortController): CallModel {
+export function withCostLimit(
+  callModel: CallModel,
+  budget: RunBudget,
+  stats: ModelStats,
+  stop: AbortController,
+): CallModel {
   const limit = budget.maxCostUsd;
   if (limit === undefined) return callModel;
   return async (messages, turn, signal) => {

@@ -40,15 +40,21 @@ export async function agentLoop(messages: Anthropic.MessageParam[], deps: LoopDe
   let turns = 0;
   let text = ''; // the latest reply's text, joined with what came before it when it continues a cut-off one
   let continuations = 0;
-  const end = (kind: OutcomeKind, stopReason: string | null, message?: string): LoopEnd =>
-    ({ kind, stopReason, finalText: text, turns, ...(message ? { message } : {}) });
+  const end = (kind: OutcomeKind, stopReason: string | null, message?: string): LoopEnd => ({
+    kind,
+    stopReason,
+    finalText: text,
+    turns,
+    ...(message ? { message } : {}),
+  });
   const stopped = (): LoopEnd => ({ ...stoppedOutcome(deps.signal, text), turns });
 
   for (;;) {
     const fit = deps.context.fit(messages);
     if (!fit.ok) return end('context', null, fit.message);
     const reply = await deps.callModel(messages, turns + 1, deps.signal);
-    if (!reply.ok) return reply.failure.kind === 'aborted' ? stopped() : end('api_error', null, describeFailure(reply.failure));
+    if (!reply.ok)
+      return reply.failure.kind === 'aborted' ? stopped() : end('api_error', null, describeFailure(reply.failure));
     const response = reply.message;
     turns++;
     text = (continuations > 0 ? text : '') + textOf(response);
@@ -143,7 +149,8 @@ function assistantContent(response: Anthropic.Message): Anthropic.ContentBlockPa
       kept.push(block as Anthropic.ContentBlockParam);
     }
   }
-  if (kept.length === 0) kept.push({ type: 'text', text: cutOff ? '(reply cut off at the token limit)' : '(no reply)' });
+  if (kept.length === 0)
+    kept.push({ type: 'text', text: cutOff ? '(reply cut off at the token limit)' : '(no reply)' });
   const last = kept.at(-1);
   // After pause_turn this message is resent as the final one, which the API rejects if it ends in white space.
   if (response.stop_reason === 'pause_turn' && last?.type === 'text') last.text = last.text.trimEnd();

@@ -50,15 +50,25 @@ export class DeadlineReached extends Error {
 export class BudgetReached extends Error {
   override name = 'BudgetReached';
   constructor(limitUsd: number, spentUsd: number) {
-    super(`Stopped: the run has cost $${spentUsd.toFixed(4)}, which reaches --max-budget-usd ${limitUsd}; no further model call was made.`);
+    super(
+      `Stopped: the run has cost $${spentUsd.toFixed(4)}, which reaches --max-budget-usd ${limitUsd}; no further model call was made.`,
+    );
   }
 }
 
 /** The Outcome of a run stopped through its AbortSignal, from the reason the signal carries. */
 export function stoppedOutcome(signal: AbortSignal, finalText = ''): Outcome {
   const reason: unknown = signal.reason;
-  if (reason instanceof DeadlineReached) return { kind: 'max_duration', stopReason: null, finalText, message: reason.message };
-  if (reason instanceof BudgetReached) return { kind: 'max_budget_usd', stopReason: null, finalText, message: reason.message };
+  if (reason instanceof DeadlineReached)
+    return { kind: 'max_duration', stopReason: null, finalText, message: reason.message };
+  if (reason instanceof BudgetReached)
+    return { kind: 'max_budget_usd', stopReason: null, finalText, message: reason.message };
   const interrupted = reason instanceof Interrupted ? reason : new Interrupted('SIGINT');
-  return { kind: 'interrupted', stopReason: null, finalText, signal: interrupted.signalName, message: `${interrupted.message}.` };
+  return {
+    kind: 'interrupted',
+    stopReason: null,
+    finalText,
+    signal: interrupted.signalName,
+    message: `${interrupted.message}.`,
+  };
 }

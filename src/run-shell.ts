@@ -67,7 +67,10 @@ interface ShellPlan {
   sandbox: RunSandbox | undefined;
 }
 
-type RunSandbox = Exclude<Awaited<ReturnType<typeof import('./shell/sandbox-setup.js').setUpSandbox>>, { unavailable: string }>;
+type RunSandbox = Exclude<
+  Awaited<ReturnType<typeof import('./shell/sandbox-setup.js').setUpSandbox>>,
+  { unavailable: string }
+>;
 
 async function startShell({ config, runDir, runRecords, secrets, sandbox }: ShellPlan): Promise<Shell> {
   const [{ Shell }, { sweepDeadRuns }] = await Promise.all([
@@ -95,7 +98,16 @@ async function sandboxFor(config: Config, runDir: string, emit: EventSink): Prom
   const warn = (message: string): void => emit({ type: 'warning', message });
   const { cwd, sandboxTmpBytes: tmpBytes, sandboxExpose: expose } = config;
   const { path, home, variables } = config.env;
-  const sandbox = await setUpSandbox({ cwd, runDir, tmpBytes, expose, path, home, runtimeDir: variables.XDG_RUNTIME_DIR, warn });
+  const sandbox = await setUpSandbox({
+    cwd,
+    runDir,
+    tmpBytes,
+    expose,
+    path,
+    home,
+    runtimeDir: variables.XDG_RUNTIME_DIR,
+    warn,
+  });
   if ('unavailable' in sandbox) throw new UsageError(sandbox.unavailable);
   return sandbox;
 }

@@ -58,16 +58,24 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
     if (event.type === 'tool_start') commands++;
     emit(event);
   };
-  const toolbox = createToolbox([
-    createBashTool({
-      openShell: shell.open,
-      guard: createGuardCheck(config, shell.open),
-      maxTimeoutSec: config.maxTimeoutSec,
-      defaultTimeoutSec: config.timeoutSec,
-      emit: countingEmit,
-    }),
-  ], input.secrets.redactor.plain);
-  const stats: ModelStats = { usage: emptyUsage(), apiMs: 0, costUsd: priceFor(config.model) ? 0 : undefined, model: config.model };
+  const toolbox = createToolbox(
+    [
+      createBashTool({
+        openShell: shell.open,
+        guard: createGuardCheck(config, shell.open),
+        maxTimeoutSec: config.maxTimeoutSec,
+        defaultTimeoutSec: config.timeoutSec,
+        emit: countingEmit,
+      }),
+    ],
+    input.secrets.redactor.plain,
+  );
+  const stats: ModelStats = {
+    usage: emptyUsage(),
+    apiMs: 0,
+    costUsd: priceFor(config.model) ? 0 : undefined,
+    model: config.model,
+  };
   const system = buildSystemPrompt({
     cwd: config.cwd,
     replace: config.systemPrompt,
@@ -83,12 +91,23 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   const extras = structured?.extras;
   const model = createModelCall({ config, shape, emit: countingEmit, stats, extras, onRequestSent });
   const callModel = withCostLimit(model, config.budget, stats, stop);
-  const context = createContextFitter(new ContextWindow({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }), shape);
+  const context = createContextFitter(
+    new ContextWindow({ contextWindow: config.contextWindow, maxOutputTokens: config.maxTokens }),
+    shape,
+  );
 
   messages.push({ role: 'user', content: input.prompt });
   let end: LoopEnd;
   try {
-    end = await agentLoop(messages, { callModel, runTool: toolbox.run, context, emit: countingEmit, maxTurns: config.maxTurns, signal, finish: structured?.finish });
+    end = await agentLoop(messages, {
+      callModel,
+      runTool: toolbox.run,
+      context,
+      emit: countingEmit,
+      maxTurns: config.maxTurns,
+      signal,
+      finish: structured?.finish,
+    });
   } finally {
     // Opened even when no request went out, so that every run sweeps what dead runs left behind.
     await (await shell.open()).dispose();

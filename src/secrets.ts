@@ -1,6 +1,12 @@
 import type { Config } from './config.js';
 import { compileGlob } from './glob.js';
-import { MIN_SECRET_LENGTH, secretPatterns, SecretMasker, type SecretValue, type TextFilter } from './shell/secret-mask.js';
+import {
+  MIN_SECRET_LENGTH,
+  secretPatterns,
+  SecretMasker,
+  type SecretValue,
+  type TextFilter,
+} from './shell/secret-mask.js';
 import { splitEnvironment, type PassEnv } from './shell/shell-env.js';
 import { createRedactor, type Redactor } from './sinks/redactor.js';
 
@@ -28,7 +34,10 @@ export function prepareSecrets(config: Config): RunSecrets {
     passEnv,
     createMask: patterns.length === 0 ? undefined : () => new SecretMasker(patterns),
     redactor: createRedactor(patterns),
-    notice: describeWithheld(withheld.map((variable) => variable.name), withheld.filter(isShort).map((variable) => variable.name)),
+    notice: describeWithheld(
+      withheld.map((variable) => variable.name),
+      withheld.filter(isShort).map((variable) => variable.name),
+    ),
   };
 }
 
@@ -56,6 +65,9 @@ function isShort(variable: SecretValue): boolean {
 
 function describeWithheld(names: string[], short: string[]): string {
   if (names.length === 0) return "withheld from the commands' environment: none";
-  const shortNote = short.length === 0 ? '' : `; too short to mask in output (under ${MIN_SECRET_LENGTH} characters): ${short.join(', ')}`;
+  const shortNote =
+    short.length === 0
+      ? ''
+      : `; too short to mask in output (under ${MIN_SECRET_LENGTH} characters): ${short.join(', ')}`;
   return `withheld from the commands' environment: ${names.join(', ')}${shortNote}`;
 }

@@ -30,7 +30,7 @@ function builtInPrompt(cwd: string, sandboxed: boolean): string {
     sandboxed
       ? 'Commands run in a sandbox: the filesystem is read-only except the working directory and a private /tmp, ' +
         'and there is no network.'
-      : 'Commands run directly on the user\'s machine, as the user.',
+      : "Commands run directly on the user's machine, as the user.",
     '',
     'You have one tool, bash: use it to inspect files, run programs and make changes.',
     'The run is non-interactive: nobody can answer a question, so never ask one; ' +

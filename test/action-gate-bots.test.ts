@@ -65,7 +65,9 @@ describe('allowed-bots on pull request events', () => {
         event,
         eventFile({ author: 'attacker', head: 'attacker/repo' }),
       );
-      expect(refusal?.data, event).toMatch(/its head is in a fork, opened by attacker: .*attacker is not a collaborator/);
+      expect(refusal?.data, event).toMatch(
+        /its head is in a fork, opened by attacker: .*attacker is not a collaborator/,
+      );
       expect(modelRequests).toBe(0);
       expect(apiRequests).toEqual(['/repos/owner/repo/collaborators/attacker/permission']);
     }
@@ -77,7 +79,7 @@ describe('allowed-bots on pull request events', () => {
     expect(modelRequests).toBe(0);
   });
 
-  it("refuses a pull request from the repository that a reader opened and the bot pushed to", async () => {
+  it('refuses a pull request from the repository that a reader opened and the bot pushed to', async () => {
     const pr = eventFile({ author: 'the-reader', head: 'owner/repo' });
     const { refusal, modelRequests } = await trigger('pull_request', pr);
     expect(refusal?.data).toMatch(/the-reader opened it: the-reader has read access/);

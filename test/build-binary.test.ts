@@ -28,15 +28,22 @@ describe('the standalone binary', () => {
     try {
       const tools = join(out, 'tools');
       mkdirSync(tools);
-      for (const tool of ['bash', 'sh']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(tools, tool));
+      for (const tool of ['bash', 'sh'])
+        symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(tools, tool));
       const env = { ...baseEnv(server.url), PATH: tools };
       expect(spawnSync(join(tools, 'sh'), ['-c', 'command -v node'], { env }).status).not.toBe(0);
       // Asynchronously: the test server answers from this process.
-      const run = await promisify(execFile)(binary, ['--no-stdin', '--output-format', 'json', 'go'], { env, cwd: out, timeout: 60_000 });
+      const run = await promisify(execFile)(binary, ['--no-stdin', '--output-format', 'json', 'go'], {
+        env,
+        cwd: out,
+        timeout: 60_000,
+      });
       expect(JSON.parse(run.stdout)).toMatchObject({ is_error: false, result: 'all done' });
       expect(JSON.stringify(server.validRequests().at(-1)?.body)).toContain('from-bash');
       const version = spawnSync(binary, ['--version'], { env, encoding: 'utf8' });
-      expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(resolve(import.meta.dirname, '../package.json'), 'utf8')).version);
+      expect(version.stdout.trim()).toBe(
+        JSON.parse(readFileSync(resolve(import.meta.dirname, '../package.json'), 'utf8')).version,
+      );
 
       // node:https loads only for an https endpoint, inside the binary as in the package.
       const certs = makeCertificates();

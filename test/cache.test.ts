@@ -10,7 +10,8 @@ function countBreakpoints(parts: RequestParts): number {
   for (const message of parts.messages) {
     for (const block of typeof message.content === 'string' ? [] : message.content) {
       if (hasCacheControl(block)) total++;
-      if (block.type === 'tool_result' && Array.isArray(block.content)) total += block.content.filter(hasCacheControl).length;
+      if (block.type === 'tool_result' && Array.isArray(block.content))
+        total += block.content.filter(hasCacheControl).length;
     }
   }
   return total;
@@ -38,7 +39,10 @@ function conversation(turns: number): RequestParts {
     messages.push({ role: 'user', content: [toolResult(`toolu_${t}`)] });
   }
   return {
-    system: [{ type: 'text', text: 'You run commands.' }, { type: 'text', text: 'Be brief.' }],
+    system: [
+      { type: 'text', text: 'You run commands.' },
+      { type: 'text', text: 'Be brief.' },
+    ],
     tools: [tool('bash'), tool('other')],
     messages,
   };
@@ -75,7 +79,11 @@ describe('withCacheBreakpoints', () => {
             ...m,
             content: m.content.map((b) =>
               b.type === 'tool_result'
-                ? { ...b, cache_control: { type: 'ephemeral' }, content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }
+                ? {
+                    ...b,
+                    cache_control: { type: 'ephemeral' },
+                    content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }],
+                  }
                 : { ...b, cache_control: { type: 'ephemeral' } },
             ),
           } as Anthropic.MessageParam),
@@ -112,13 +120,20 @@ describe('withCacheBreakpoints', () => {
     const toolsOnly = withCacheBreakpoints({ system: [], tools: [tool('bash')], messages: [] });
     expect(toolsOnly.tools[0]?.cache_control).toEqual(EPHEMERAL);
     expect(countBreakpoints(toolsOnly)).toBe(1);
-    const blankPrompt = withCacheBreakpoints({ system: [{ type: 'text', text: '' }], tools: [], messages: [{ role: 'user', content: '' }] });
+    const blankPrompt = withCacheBreakpoints({
+      system: [{ type: 'text', text: '' }],
+      tools: [],
+      messages: [{ role: 'user', content: '' }],
+    });
     expect(countBreakpoints(blankPrompt)).toBe(0);
   });
 
   it('skips empty text and thinking blocks', () => {
     const parts: RequestParts = {
-      system: [{ type: 'text', text: 'system' }, { type: 'text', text: '  ' }],
+      system: [
+        { type: 'text', text: 'system' },
+        { type: 'text', text: '  ' },
+      ],
       tools: [],
       messages: [
         { role: 'user', content: 'go' },

@@ -105,14 +105,18 @@ describe('a run killed outright (SIGKILL), which cannot clean up', () => {
     const dir = makeDir();
     const s = await serve([bash(`${ESCAPE}\nsleep 100 & echo $! > p3; wait`), answer('never')]);
     const onSpawn = (child: ChildProcess) => {
-      void waitUntil(() => [...escapedPids(dir), pidIn(join(dir, 'p3'))].every((pid) => pid > 0), 10_000).then(() => child.kill('SIGKILL'));
+      void waitUntil(() => [...escapedPids(dir), pidIn(join(dir, 'p3'))].every((pid) => pid > 0), 10_000).then(() =>
+        child.kill('SIGKILL'),
+      );
     };
     const killed = await runAgent(['go'], s.url, { cwd: dir, onSpawn, timeoutMs: 15_000 });
     expect(killed.signal).toBe('SIGKILL');
     const left = [...escapedPids(dir), pidIn(join(dir, 'p3'))];
     expect(left.every(isRunning)).toBe(true);
     const registry = join(testStateHome(), 'agent', 'running');
-    const entries = readdirSync(registry).map((name) => JSON.parse(readFileSync(join(registry, name), 'utf8')) as { pid: number; runDir: string });
+    const entries = readdirSync(registry).map(
+      (name) => JSON.parse(readFileSync(join(registry, name), 'utf8')) as { pid: number; runDir: string },
+    );
     const runDir = entries.find((entry) => entry.pid === killed.pid)!.runDir;
     expect(existsSync(runDir)).toBe(true);
     const next = await serve([answer('hello')]);
@@ -133,7 +137,10 @@ describe('what a run did not start', () => {
     const secondDone = new Promise<void>((resolve) => (secondEnded = resolve));
     const aliveAfterSecond: boolean[] = [];
     // The first run waits in its second turn until the second run has ended.
-    const s1 = await serve([bash(ESCAPE), async () => (await secondDone, aliveAfterSecond.push(allRunning(first)), answer('done'))]);
+    const s1 = await serve([
+      bash(ESCAPE),
+      async () => (await secondDone, aliveAfterSecond.push(allRunning(first)), answer('done')),
+    ]);
     const s2 = await serve([bash(ESCAPE), answer('done')]);
     const firstRun = runAgent(['go'], s1.url, { cwd: first });
     expect(await waitUntil(() => escapedPids(first).every((pid) => pid > 0), 10_000)).toBe(true);

@@ -2,12 +2,23 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_BIN, answer, answerWithLastResult, baseEnv, bash, messageText, readRecords, runAgent, tempDir } from './support/run-agent.js';
+import {
+  AGENT_BIN,
+  answer,
+  answerWithLastResult,
+  baseEnv,
+  bash,
+  messageText,
+  readRecords,
+  runAgent,
+  tempDir,
+} from './support/run-agent.js';
 import { startServer, type TestServer } from './support/server.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
-const firstUserText = (s: TestServer, request = 0) => messageText((s.validRequests()[request]!.body.messages as Array<{ content: unknown }>)[0]!.content);
+const firstUserText = (s: TestServer, request = 0) =>
+  messageText((s.validRequests()[request]!.body.messages as Array<{ content: unknown }>)[0]!.content);
 
 describe('a run through the binary', () => {
   it('answers "What is the current git branch?" from what the command printed', async () => {
@@ -39,8 +50,15 @@ describe('a run through the binary', () => {
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout);
     expect(result).toMatchObject({
-      type: 'result', subtype: 'success', is_error: false, result: 'done', stop_reason: 'end_turn',
-      num_turns: 2, commands: 1, exit_code: 0, model: 'claude-sonnet-5-5',
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'done',
+      stop_reason: 'end_turn',
+      num_turns: 2,
+      commands: 1,
+      exit_code: 0,
+      model: 'claude-sonnet-5-5',
     });
     expect(result.usage).toEqual(s.totals());
     expect(result.duration_ms).toBeGreaterThan(0);
@@ -51,11 +69,23 @@ describe('a run through the binary', () => {
   it('streams newline-delimited JSON events with --output-format stream-json, the result last', async () => {
     const s = await serve([bash('echo hi'), answer('bye')]);
     const run = await runAgent(['--output-format', 'stream-json', 'go'], s.url);
-    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => line.type)).toEqual(['system', 'assistant', 'user', 'assistant', 'result']);
     expect(lines.at(-1)).toMatchObject({ subtype: 'success', result: 'bye' });
     expect(lines[2].message.content[0]).toMatchObject({ type: 'tool_result', content: 'hi' });
-    expect(Object.keys(lines[1].message).sort()).toEqual(['content', 'id', 'model', 'role', 'stop_reason', 'stop_sequence', 'type', 'usage']);
+    expect(Object.keys(lines[1].message).sort()).toEqual([
+      'content',
+      'id',
+      'model',
+      'role',
+      'stop_reason',
+      'stop_sequence',
+      'type',
+      'usage',
+    ]);
   });
 
   it('takes the prompt from stdin when there are no words', async () => {
@@ -69,7 +99,9 @@ describe('a run through the binary', () => {
     const s = await serve([answer('ok')]);
     await runAgent(['Review this change'], s.url, { stdin: 'diff --git a/x b/x\n+```code```\n' });
     const text = firstUserText(s);
-    expect(text).toMatch(/^Piped input \(stdin\):\n````\ndiff --git a\/x b\/x\n\+```code```\n````\n\nReview this change$/);
+    expect(text).toMatch(
+      /^Piped input \(stdin\):\n````\ndiff --git a\/x b\/x\n\+```code```\n````\n\nReview this change$/,
+    );
   });
 
   it('warns when piped stdin beside prompt words is empty, and goes on with the prompt alone', async () => {
@@ -102,7 +134,11 @@ describe('a run through the binary', () => {
     const s = await serve([answer('ok')]);
     const dir = tempDir();
     writeFileSync(join(dir, 'context.txt'), 'the file on stdin\n');
-    const child = spawn('sh', ['-c', `'${AGENT_BIN}' 'Summarise' < context.txt`], { cwd: dir, env: baseEnv(s.url), stdio: 'ignore' });
+    const child = spawn('sh', ['-c', `'${AGENT_BIN}' 'Summarise' < context.txt`], {
+      cwd: dir,
+      env: baseEnv(s.url),
+      stdio: 'ignore',
+    });
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
     expect(firstUserText(s)).toContain('the file on stdin');
@@ -155,7 +191,17 @@ describe('a run through the binary', () => {
     const run = await runAgent(['--output-format', 'json', '--transcript', join(dir, 't.jsonl'), 'go'], s.url);
     const records = readRecords(join(dir, 't.jsonl'));
     expect(records.map((record) => record.type)).toEqual([
-      'session', 'message', 'request', 'response', 'message', 'command', 'message', 'request', 'response', 'message', 'result',
+      'session',
+      'message',
+      'request',
+      'response',
+      'message',
+      'command',
+      'message',
+      'request',
+      'response',
+      'message',
+      'result',
     ]);
     expect(records[0]).toMatchObject({ type: 'session', session_id: JSON.parse(run.stdout).session_id });
     expect(records[1].message).toEqual({ role: 'user', content: 'go' });
@@ -167,9 +213,16 @@ describe('a run through the binary', () => {
     for (const record of records) expect(Date.parse(record.ts)).not.toBeNaN();
   });
 
-  it('shows the model\'s narration on stderr, each text block on its own line', async () => {
+  it("shows the model's narration on stderr, each text block on its own line", async () => {
     const s = await serve([
-      { kind: 'message', content: [{ type: 'text', text: 'First I look.' }, { type: 'tool_use', name: 'bash', input: { command: 'true' } }, { type: 'text', text: 'Then I wait.' }] },
+      {
+        kind: 'message',
+        content: [
+          { type: 'text', text: 'First I look.' },
+          { type: 'tool_use', name: 'bash', input: { command: 'true' } },
+          { type: 'text', text: 'Then I wait.' },
+        ],
+      },
       answer('done'),
     ]);
     const run = await runAgent(['go'], s.url);
@@ -178,7 +231,14 @@ describe('a run through the binary', () => {
   });
 
   it('keeps only warnings and errors with --quiet, and shows full output with --verbose', async () => {
-    const s = await serve([bash('seq 1 10'), answer('q'), bash('seq 1 10'), answer('v'), bash('seq 1 10'), answer('n')]);
+    const s = await serve([
+      bash('seq 1 10'),
+      answer('q'),
+      bash('seq 1 10'),
+      answer('v'),
+      bash('seq 1 10'),
+      answer('n'),
+    ]);
     const quiet = await runAgent(['-q', 'go'], s.url);
     expect(quiet.stderr).toBe('');
     const verbose = await runAgent(['-v', 'go'], s.url);
@@ -195,7 +255,11 @@ describe('stdout and concurrency', () => {
   it('delivers a large answer whole to a slow reader', async () => {
     const big = Array.from({ length: 40_000 }, (_, i) => `line ${i} of the answer`).join('\n');
     const s = await serve([answer(big)]);
-    const child = spawn(AGENT_BIN, ['go'], { cwd: tempDir(), env: baseEnv(s.url), stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(AGENT_BIN, ['go'], {
+      cwd: tempDir(),
+      env: baseEnv(s.url),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     child.stdout.pause();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     let out = '';
@@ -208,10 +272,20 @@ describe('stdout and concurrency', () => {
 
   it('shows the answer once when stdout and stderr are the same pipe', async () => {
     const s = await serve([
-      { kind: 'message', content: [{ type: 'text', text: 'NARRATION-TEXT' }, { type: 'tool_use', name: 'bash', input: { command: 'true' } }] },
+      {
+        kind: 'message',
+        content: [
+          { type: 'text', text: 'NARRATION-TEXT' },
+          { type: 'tool_use', name: 'bash', input: { command: 'true' } },
+        ],
+      },
       answer('FINAL-ANSWER-TEXT'),
     ]);
-    const child = spawn('sh', ['-c', `'${AGENT_BIN}' go 2>&1`], { cwd: tempDir(), env: baseEnv(s.url), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('sh', ['-c', `'${AGENT_BIN}' go 2>&1`], {
+      cwd: tempDir(),
+      env: baseEnv(s.url),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
@@ -221,7 +295,9 @@ describe('stdout and concurrency', () => {
 
   it('runs side by side in one directory without sharing state', async () => {
     const dir = tempDir();
-    const servers = await Promise.all([1, 2, 3, 4].map((n) => startServer([bash(`echo run-${n} > out-${n}; cat out-${n}`), answerWithLastResult()])));
+    const servers = await Promise.all(
+      [1, 2, 3, 4].map((n) => startServer([bash(`echo run-${n} > out-${n}; cat out-${n}`), answerWithLastResult()])),
+    );
     try {
       const runs = await Promise.all(servers.map((s) => runAgent(['go'], s.url, { cwd: dir })));
       expect(runs.map((run) => run.stdout)).toEqual(['run-1\n', 'run-2\n', 'run-3\n', 'run-4\n']);
@@ -236,11 +312,18 @@ describe('model, credentials and configuration', () => {
 
   it('takes the model from --model, then MODEL_ID, then ANTHROPIC_MODEL, then the default', async () => {
     const s = await serve([answer('1'), answer('2'), answer('3'), answer('4')]);
-    await runAgent(['-m', 'flag-model', 'x'], s.url, { env: { MODEL_ID: 'id-model', ANTHROPIC_MODEL: 'anthropic-model' } });
+    await runAgent(['-m', 'flag-model', 'x'], s.url, {
+      env: { MODEL_ID: 'id-model', ANTHROPIC_MODEL: 'anthropic-model' },
+    });
     await runAgent(['x'], s.url, { env: { MODEL_ID: 'id-model', ANTHROPIC_MODEL: 'anthropic-model' } });
     await runAgent(['x'], s.url, { env: { ANTHROPIC_MODEL: 'anthropic-model' } });
     await runAgent(['x'], s.url);
-    expect([0, 1, 2, 3].map((i) => modelOf(s, i))).toEqual(['flag-model', 'id-model', 'anthropic-model', 'claude-sonnet-5-5']);
+    expect([0, 1, 2, 3].map((i) => modelOf(s, i))).toEqual([
+      'flag-model',
+      'id-model',
+      'anthropic-model',
+      'claude-sonnet-5-5',
+    ]);
   });
 
   it('sends --max-tokens and the system prompt options', async () => {
@@ -272,25 +355,44 @@ describe('model, credentials and configuration', () => {
     const s = await serve([answer('1'), answer('2')]);
     const missing = await runAgent(['x'], s.url, { env: { HOME: home, ANTHROPIC_PROFILE: 'no-such-profile' } });
     expect(missing.code).toBe(0);
-    const config = { authentication: { type: 'oidc_federation', federation_rule_id: 'r' }, organization_id: 'o', base_url: 'http://127.0.0.1:9' };
+    const config = {
+      authentication: { type: 'oidc_federation', federation_rule_id: 'r' },
+      organization_id: 'o',
+      base_url: 'http://127.0.0.1:9',
+    };
     writeFileSync(join(home, '.config', 'anthropic', 'configs', 'default.json'), JSON.stringify(config));
     const profiled = await runAgent(['x'], s.url, { env: { HOME: home, ANTHROPIC_IDENTITY_TOKEN: 'identity' } });
     expect(profiled.code).toBe(0);
-    expect(s.validRequests().map((r) => [r.headers['x-api-key'], r.headers.authorization])).toEqual([['test-key', undefined], ['test-key', undefined]]);
+    expect(s.validRequests().map((r) => [r.headers['x-api-key'], r.headers.authorization])).toEqual([
+      ['test-key', undefined],
+      ['test-key', undefined],
+    ]);
   });
 
   it('ANTHROPIC_CUSTOM_HEADERS adds headers but never a second credential; from a working-directory .env it is ignored', async () => {
     const s = await serve([answer('1'), answer('2'), answer('3')]);
     const custom = 'Authorization: Bearer other-token\nX-Api-Key: other-key\nX-Gateway-Route: team-a';
     await runAgent(['x'], s.url, { env: { ANTHROPIC_CUSTOM_HEADERS: custom } });
-    await runAgent(['x'], s.url, { env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'the-token', ANTHROPIC_CUSTOM_HEADERS: custom } });
+    await runAgent(['x'], s.url, {
+      env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'the-token', ANTHROPIC_CUSTOM_HEADERS: custom },
+    });
     const dir = tempDir();
-    writeFileSync(join(dir, '.env'), 'ANTHROPIC_CUSTOM_HEADERS="Authorization: Bearer from-the-repo\nX-Injected: yes"\n');
+    writeFileSync(
+      join(dir, '.env'),
+      'ANTHROPIC_CUSTOM_HEADERS="Authorization: Bearer from-the-repo\nX-Injected: yes"\n',
+    );
     const fromRepo = await runAgent(['x'], s.url, { cwd: dir });
     expect(fromRepo.stderr).toContain(
       `warning: ignoring ANTHROPIC_CUSTOM_HEADERS from ${join(dir, '.env')} (ANTHROPIC_CUSTOM_HEADERS: ANTHROPIC_API_KEY comes from the environment`,
     );
-    const seen = s.validRequests().map((r) => [r.headers['x-api-key'], r.headers.authorization, r.headers['x-gateway-route'], r.headers['x-injected']]);
+    const seen = s
+      .validRequests()
+      .map((r) => [
+        r.headers['x-api-key'],
+        r.headers.authorization,
+        r.headers['x-gateway-route'],
+        r.headers['x-injected'],
+      ]);
     expect(seen).toEqual([
       ['test-key', undefined, 'team-a', undefined],
       [undefined, 'Bearer the-token', 'team-a', undefined],
@@ -303,7 +405,11 @@ describe('model, credentials and configuration', () => {
     const run = await runAgent(['-q', '-m', 'claude-sonnet-4-5', 'x'], s.url);
     expect(run.code).toBe(0);
     const lines = run.stderr.split('\n').filter((line) => line.includes('deprecated'));
-    expect(lines).toEqual([expect.stringMatching(/^warning: The model 'claude-sonnet-4-5' is deprecated and will reach end-of-life on .+ Please migrate/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^warning: The model 'claude-sonnet-4-5' is deprecated and will reach end-of-life on .+ Please migrate/,
+      ),
+    ]);
   });
 
   it('never shows the credentials to commands', async () => {
@@ -328,7 +434,9 @@ describe('model, credentials and configuration', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'ci.env'), 'ANTHROPIC_AUTH_TOKEN=file-token\n');
     const s = await serve([answer('ok')]);
-    const run = await runAgent(['--env-file', join(dir, 'ci.env'), 'x'], s.url, { env: { ANTHROPIC_API_KEY: undefined } });
+    const run = await runAgent(['--env-file', join(dir, 'ci.env'), 'x'], s.url, {
+      env: { ANTHROPIC_API_KEY: undefined },
+    });
     expect(run.code).toBe(0);
     expect(s.validRequests()[0]!.headers.authorization).toBe('Bearer file-token');
     const missing = await runAgent(['--env-file', join(dir, 'nope.env'), 'x'], s.url);
@@ -343,7 +451,12 @@ describe('usage errors: exit 2, a plain message, no request', () => {
     ['an unknown flag', ['--bogus', 'x'], {}, /unknown option '--bogus'/],
     ['a non-integer --max-turns', ['--max-turns', 'abc', 'x'], {}, /--max-turns must be a positive whole number/],
     ['a zero --timeout', ['--timeout', '0', 'x'], {}, /--timeout must be a positive whole number/],
-    ['an unknown output format', ['--output-format', 'xml', 'x'], {}, /--output-format must be one of text, json, stream-json/],
+    [
+      'an unknown output format',
+      ['--output-format', 'xml', 'x'],
+      {},
+      /--output-format must be one of text, json, stream-json/,
+    ],
     ['a missing working directory', ['-C', '/nonexistent/dir', 'x'], {}, /does not exist/],
     ['an unreadable prompt file', ['-f', '/nonexistent/prompt.md'], {}, /Cannot read prompt file/],
     ['no credentials', ['x'], { ANTHROPIC_API_KEY: undefined }, /ANTHROPIC_API_KEY/],

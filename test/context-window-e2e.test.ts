@@ -17,7 +17,11 @@ const blocksOf = (content: unknown): unknown[] => (Array.isArray(content) ? cont
 
 /** Blocks carrying cache_control, counted as the API counts them. */
 function breakpoints(body: Body): number {
-  const all = [...body.tools, ...blocksOf(body.system), ...body.messages.flatMap((message) => blocksOf(message.content))];
+  const all = [
+    ...body.tools,
+    ...blocksOf(body.system),
+    ...body.messages.flatMap((message) => blocksOf(message.content)),
+  ];
   return all.reduce<number>((sum, block) => sum + cacheControlCount(block), 0);
 }
 
@@ -45,7 +49,8 @@ describe('prompt caching through the binary', () => {
     expect(checked.length).toBeGreaterThanOrEqual(2);
     perRequest.forEach((now, i) => {
       const before = i > 0 ? perRequest[i - 1]! : undefined;
-      if (before && promptOf(before) >= MIN_CACHEABLE_TOKENS) expect(now.cache_read_input_tokens).toBe(promptOf(before));
+      if (before && promptOf(before) >= MIN_CACHEABLE_TOKENS)
+        expect(now.cache_read_input_tokens).toBe(promptOf(before));
     });
     expect(JSON.parse(run.stdout).usage).toEqual(s.totals());
   });
@@ -64,31 +69,43 @@ describe('the context window through the binary', () => {
   // The server counts tokens its own way, denser than the product's estimate of characters / 4. At 2.2 characters
   // a token the uncalibrated estimate lets a request over the window; only the calibration from the usage the
   // server reports keeps every request inside it.
-  it.each([3, 2.2])('45 turns of 28,000-character outputs fit a 200k window counted at %s characters a token: the latest result whole, old ones elided, nothing rejected', async (charsPerToken) => {
-    const turns = 45;
-    const script: Turn[] = Array.from({ length: turns }, (_, turn) => bash(numberedLinesCommand(turn)));
-    const s = await serve([...script, answer('read them all')], { contextWindow: 200_000, charsPerToken });
-    const run = await runAgent(['--output-format', 'json', 'read all the outputs'], s.url, { timeoutMs: 60_000 });
+  it.each([3, 2.2])(
+    '45 turns of 28,000-character outputs fit a 200k window counted at %s characters a token: the latest result whole, old ones elided, nothing rejected',
+    async (charsPerToken) => {
+      const turns = 45;
+      const script: Turn[] = Array.from({ length: turns }, (_, turn) => bash(numberedLinesCommand(turn)));
+      const s = await serve([...script, answer('read them all')], { contextWindow: 200_000, charsPerToken });
+      const run = await runAgent(['--output-format', 'json', 'read all the outputs'], s.url, { timeoutMs: 60_000 });
 
-    expect(s.rejections().map((request) => request.rejected)).toEqual([]);
-    expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'success', num_turns: turns + 1, commands: turns });
-    const requests = s.validRequests();
-    expect(requests).toHaveLength(turns + 1);
-    requests.slice(1).forEach((request, turn) => {
-      const latest = toolResults(request);
-      expect(latest).toHaveLength(1);
-      // A mismatch here would print 28,000 characters; compare a verdict instead.
-      expect(latest[0]!.content === numberedLinesResult(turn), `request ${turn + 1} carries command ${turn}'s output whole`).toBe(true);
-    });
+      expect(s.rejections().map((request) => request.rejected)).toEqual([]);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'success', num_turns: turns + 1, commands: turns });
+      const requests = s.validRequests();
+      expect(requests).toHaveLength(turns + 1);
+      requests.slice(1).forEach((request, turn) => {
+        const latest = toolResults(request);
+        expect(latest).toHaveLength(1);
+        // A mismatch here would print 28,000 characters; compare a verdict instead.
+        expect(
+          latest[0]!.content === numberedLinesResult(turn),
+          `request ${turn + 1} carries command ${turn}'s output whole`,
+        ).toBe(true);
+      });
 
-    const lastMessages = bodyOf(requests.at(-1)!).messages;
-    const results = lastMessages.flatMap((message) => blocksOf(message.content)) as Array<{ type: string; content?: unknown }>;
-    const contents = results.filter((block) => block.type === 'tool_result').map((block) => messageText(block.content));
-    expect(contents).toHaveLength(turns);
-    expect(contents[0]).toMatch(/^\[output elided to save context: 27999 characters/);
-    expect(contents.filter((text) => text.startsWith('[output elided')).length).toBeGreaterThan(turns / 2);
-  }, 60_000);
+      const lastMessages = bodyOf(requests.at(-1)!).messages;
+      const results = lastMessages.flatMap((message) => blocksOf(message.content)) as Array<{
+        type: string;
+        content?: unknown;
+      }>;
+      const contents = results
+        .filter((block) => block.type === 'tool_result')
+        .map((block) => messageText(block.content));
+      expect(contents).toHaveLength(turns);
+      expect(contents[0]).toMatch(/^\[output elided to save context: 27999 characters/);
+      expect(contents.filter((text) => text.startsWith('[output elided')).length).toBeGreaterThan(turns / 2);
+    },
+    60_000,
+  );
 
   it('a prompt too large for --context-window exits 1 with error_context and sends nothing', async () => {
     const s = await serve([answer('never')], { contextWindow: 2_000 });

@@ -14,7 +14,11 @@ function baseParts(): RequestParts {
       {
         name: 'bash',
         description: 'Run a bash command.',
-        input_schema: { type: 'object', properties: { command: { type: 'string' }, timeout: { type: 'number' } }, required: ['command'] },
+        input_schema: {
+          type: 'object',
+          properties: { command: { type: 'string' }, timeout: { type: 'number' } },
+          required: ['command'],
+        },
       },
     ],
     messages: [{ role: 'user', content: 'Find out why the build is slow.' }],
@@ -36,7 +40,10 @@ function appendTurn(parts: RequestParts, turn: number, result: string, isError =
       { type: 'tool_use', id, name: 'bash', input: { command: `make step${turn}` } },
     ],
   });
-  parts.messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result, is_error: isError }] });
+  parts.messages.push({
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: id, content: result, is_error: isError }],
+  });
 }
 
 function blocks(message: Anthropic.MessageParam | undefined): Anthropic.ContentBlockParam[] {
@@ -50,7 +57,9 @@ function expectPairingIntact(messages: Anthropic.MessageParam[]): void {
     if (message.role !== 'assistant') return;
     const uses = blocks(message).filter((b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use');
     if (uses.length === 0) return;
-    const answers = blocks(messages[i + 1]).filter((b): b is Anthropic.ToolResultBlockParam => b.type === 'tool_result');
+    const answers = blocks(messages[i + 1]).filter(
+      (b): b is Anthropic.ToolResultBlockParam => b.type === 'tool_result',
+    );
     expect(answers.map((a) => a.tool_use_id)).toEqual(uses.map((u) => u.id));
   });
 }
@@ -94,13 +103,17 @@ describe('ContextWindow', () => {
     expect(turnsThatChangedHistory).toBeGreaterThanOrEqual(2);
     expect(turnsThatChangedHistory).toBeLessThanOrEqual(10);
 
-    const results = parts.messages.flatMap((m) => (m.role === 'user' && typeof m.content !== 'string' ? m.content : []));
+    const results = parts.messages.flatMap((m) =>
+      m.role === 'user' && typeof m.content !== 'string' ? m.content : [],
+    );
     const toolResults = results.filter((b): b is Anthropic.ToolResultBlockParam => b.type === 'tool_result');
     expect(toolResults).toHaveLength(45);
     const elided = toolResults.filter((r) => typeof r.content === 'string' && ELIDED.test(r.content));
     expect(elided.length).toBe(totalElided);
     for (const r of elided) {
-      expect(r.content).toBe(`[output elided to save context: ${originals.get(r.tool_use_id)?.length} characters; re-run the command if you need it]`);
+      expect(r.content).toBe(
+        `[output elided to save context: ${originals.get(r.tool_use_id)?.length} characters; re-run the command if you need it]`,
+      );
       expect(r.is_error).toBe(Number(r.tool_use_id.slice('toolu_'.length)) % 7 === 0);
     }
     // The newest results are whole; the elided ones are the oldest.
@@ -183,8 +196,14 @@ describe('ContextWindow', () => {
     const parts = baseParts();
     appendTurn(parts, 1, output(1, 60_000));
     const ids = ['toolu_a', 'toolu_b', 'toolu_c'];
-    parts.messages.push({ role: 'assistant', content: ids.map((id) => ({ type: 'tool_use', id, name: 'bash', input: { command: 'ls' } })) });
-    parts.messages.push({ role: 'user', content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: output(9, 30_000) })) });
+    parts.messages.push({
+      role: 'assistant',
+      content: ids.map((id) => ({ type: 'tool_use', id, name: 'bash', input: { command: 'ls' } })),
+    });
+    parts.messages.push({
+      role: 'user',
+      content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: output(9, 30_000) })),
+    });
 
     const fit = budget.fit(parts);
     expect(fit).toEqual({ ok: true, elided: 1 });
@@ -194,9 +213,19 @@ describe('ContextWindow', () => {
   });
 
   it('reserves room for max_tokens, but at most a quarter of the window', () => {
-    expect(new ContextWindow({ maxOutputTokens: 16_000 }).limits).toEqual({ trigger: 150_000, lowMark: 100_000, hardLimit: 184_000 });
-    expect(new ContextWindow({ maxOutputTokens: 128_000 }).limits).toEqual({ trigger: 150_000, lowMark: 100_000, hardLimit: 150_000 });
-    expect(new ContextWindow({ contextWindow: 1_000_000, maxOutputTokens: 128_000, threshold: 0.9 }).limits.trigger).toBe(872_000);
+    expect(new ContextWindow({ maxOutputTokens: 16_000 }).limits).toEqual({
+      trigger: 150_000,
+      lowMark: 100_000,
+      hardLimit: 184_000,
+    });
+    expect(new ContextWindow({ maxOutputTokens: 128_000 }).limits).toEqual({
+      trigger: 150_000,
+      lowMark: 100_000,
+      hardLimit: 150_000,
+    });
+    expect(
+      new ContextWindow({ contextWindow: 1_000_000, maxOutputTokens: 128_000, threshold: 0.9 }).limits.trigger,
+    ).toBe(872_000);
     expect(() => new ContextWindow({ maxOutputTokens: 1_000, threshold: 1.5 })).toThrow(RangeError);
   });
 });

@@ -11,12 +11,28 @@ const runAgent = useScratchRuns();
 
 describe('credentials checked before any request', () => {
   it.each([
-    ['the ellipsis of a placeholder', 'sk-ant-…', /ANTHROPIC_API_KEY \(from the environment\) is a placeholder, not a key/],
-    ['three dots', 'sk-ant-...', /is a placeholder, not a key \(it holds an ellipsis or angle brackets\): paste the whole key/],
+    [
+      'the ellipsis of a placeholder',
+      'sk-ant-…',
+      /ANTHROPIC_API_KEY \(from the environment\) is a placeholder, not a key/,
+    ],
+    [
+      'three dots',
+      'sk-ant-...',
+      /is a placeholder, not a key \(it holds an ellipsis or angle brackets\): paste the whole key/,
+    ],
     ['angle brackets', '<your-api-key>', /is a placeholder, not a key/],
-    ['inner white space', 'sk-ant-api03 abcdef', /contains white space at character 13: a credential is one unbroken word/],
+    [
+      'inner white space',
+      'sk-ant-api03 abcdef',
+      /contains white space at character 13: a credential is one unbroken word/,
+    ],
     ['a tab', 'sk-ant-api03\tabcdef', /contains white space at character 13/],
-    ['a non-ASCII letter', 'sk-ant-api03-ünïcode', /contains 'ü' \(U\+00FC\) at character 14, which an HTTP header cannot carry/],
+    [
+      'a non-ASCII letter',
+      'sk-ant-api03-ünïcode',
+      /contains 'ü' \(U\+00FC\) at character 14, which an HTTP header cannot carry/,
+    ],
     ['a character beyond Latin-1', 'sk-ant-api03-\u2013dash', /contains '–' \(U\+2013\) at character 14/],
     ['a control character', 'sk-ant-api03-\u0007bell', /contains a control character \(U\+0007\) at character 14/],
   ])('%s in ANTHROPIC_API_KEY is exit 2, and nothing is sent', async (_what, key, message) => {
@@ -30,7 +46,9 @@ describe('credentials checked before any request', () => {
 
   it('checks ANTHROPIC_AUTH_TOKEN the same way', async () => {
     const s = await serve([answer('never')]);
-    const run = await runAgent(['--output-format', 'json', 'go'], s.url, { env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'token…' } });
+    const run = await runAgent(['--output-format', 'json', 'go'], s.url, {
+      env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'token…' },
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('ANTHROPIC_AUTH_TOKEN (from the environment) is a placeholder');
     expect(JSON.parse(run.stdout)).toMatchObject({ is_error: true, exit_code: 2, subtype: 'error_usage' });

@@ -19,7 +19,11 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The results the model got, request by request (the first request carries none). */
-const resultsOf = (s: TestServer) => s.validRequests().slice(1).map((request) => toolResults(request)[0]!);
+const resultsOf = (s: TestServer) =>
+  s
+    .validRequests()
+    .slice(1)
+    .map((request) => toolResults(request)[0]!);
 
 describe('the directory carries over', () => {
   it("after the command's own EXIT trap, `trap - EXIT`, `exec` and `exec bash`", async () => {

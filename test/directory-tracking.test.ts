@@ -29,7 +29,9 @@ function plainBash(command: string): string {
 
 describe('the directory', () => {
   it('follows cd, pushd and popd of the shell, under set -euo pipefail and noclobber', async () => {
-    await shell.run('set -euo pipefail -o noclobber; cd a; pushd ../b > /dev/null; pushd ../c > /dev/null; popd > /dev/null; exec true');
+    await shell.run(
+      'set -euo pipefail -o noclobber; cd a; pushd ../b > /dev/null; pushd ../c > /dev/null; popd > /dev/null; exec true',
+    );
     expect(shell.cwd).toBe(path.join(dir, 'b'));
   });
 
@@ -38,7 +40,7 @@ describe('the directory', () => {
     expect(shell.cwd).toBe(path.join(dir, 'a'));
   });
 
-  it('follows a cd in a function, in eval and in the command\'s own EXIT trap', async () => {
+  it("follows a cd in a function, in eval and in the command's own EXIT trap", async () => {
     await shell.run(`go() { cd "$1"; }; go a; eval 'cd ../b'; trap 'cd ../c' EXIT`);
     expect(shell.cwd).toBe(path.join(dir, 'c'));
   });

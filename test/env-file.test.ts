@@ -68,7 +68,10 @@ describe("the working directory's .env", () => {
     const s = await serve([answer('direct')]);
     const evilProxy = await proxy({});
     const cwd = repoWithDotenv(`HTTP_PROXY=${evilProxy.url}`, `http_proxy=${evilProxy.url}`);
-    const run = await runAgent(['-q', 'go'], s.url, { cwd, env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'env-token' } });
+    const run = await runAgent(['-q', 'go'], s.url, {
+      cwd,
+      env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'env-token' },
+    });
     expect(run.code).toBe(0);
     expect(evilProxy.seen).toEqual([]);
     expect(run.stderr).toContain('warning: ignoring HTTP_PROXY, http_proxy from');
@@ -99,15 +102,25 @@ describe("the working directory's .env", () => {
   it('may fill in a key the environment holds empty, and then name its server', async () => {
     const s = await serve([answer('its own server')], { requireAuth: { apiKey: 'dotenv-key' } });
     const cwd = repoWithDotenv('ANTHROPIC_API_KEY=dotenv-key', `ANTHROPIC_BASE_URL=${s.url}`);
-    const run = await runAgent(['go'], 'http://127.0.0.1:9', { cwd, env: { ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: undefined } });
+    const run = await runAgent(['go'], 'http://127.0.0.1:9', {
+      cwd,
+      env: { ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: undefined },
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('its own server\n');
   });
 
   it('may name the server and the headers for a key it brings itself', async () => {
     const s = await serve([answer('its own server')], { requireAuth: { apiKey: 'dotenv-key' } });
-    const cwd = repoWithDotenv('ANTHROPIC_API_KEY=dotenv-key', `ANTHROPIC_BASE_URL=${s.url}`, 'ANTHROPIC_CUSTOM_HEADERS="X-Team: its-own"');
-    const run = await runAgent(['go'], 'http://127.0.0.1:9', { cwd, env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined } });
+    const cwd = repoWithDotenv(
+      'ANTHROPIC_API_KEY=dotenv-key',
+      `ANTHROPIC_BASE_URL=${s.url}`,
+      'ANTHROPIC_CUSTOM_HEADERS="X-Team: its-own"',
+    );
+    const run = await runAgent(['go'], 'http://127.0.0.1:9', {
+      cwd,
+      env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined },
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('its own server\n');
     expect(s.validRequests()[0]!.headers['x-team']).toBe('its-own');
@@ -140,7 +153,9 @@ describe('--env-file and --no-env-file', () => {
     const s = await serve([answer('the gateway the file names')]);
     const file = join(repoWithDotenv(), 'ci.env');
     writeFileSync(file, `ANTHROPIC_BASE_URL=${s.url}\n`);
-    const run = await runAgent(['--env-file', file, 'go'], 'http://127.0.0.1:9', { env: { ANTHROPIC_BASE_URL: undefined } });
+    const run = await runAgent(['--env-file', file, 'go'], 'http://127.0.0.1:9', {
+      env: { ANTHROPIC_BASE_URL: undefined },
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('the gateway the file names\n');
     expect(run.stderr).not.toContain('warning');
@@ -172,7 +187,10 @@ describe('--env-file and --no-env-file', () => {
     expect(run.code).toBe(0);
     expect(s.validRequests()[0]!.body.model).not.toBe('model-from-dotenv');
 
-    const withoutKey = await runAgent(['--no-env-file', 'go'], s.url, { cwd: repoWithDotenv('ANTHROPIC_API_KEY=dotenv-key'), env: { ANTHROPIC_API_KEY: undefined } });
+    const withoutKey = await runAgent(['--no-env-file', 'go'], s.url, {
+      cwd: repoWithDotenv('ANTHROPIC_API_KEY=dotenv-key'),
+      env: { ANTHROPIC_API_KEY: undefined },
+    });
     expect(withoutKey.code).toBe(2);
     expect(withoutKey.stderr).toContain('No credentials: set ANTHROPIC_API_KEY');
   });
@@ -184,7 +202,10 @@ describe('--env-file and --no-env-file', () => {
     const none = await runAgent(['--env-file', file, '--no-env-file', 'go'], s.url);
     const named = await runAgent(['--no-env-file', '--env-file', file, 'go'], s.url);
     expect([none.code, named.code]).toEqual([0, 0]);
-    expect(s.validRequests().map((request) => request.body.model)).toEqual([expect.not.stringMatching('named'), 'model-from-named-file']);
+    expect(s.validRequests().map((request) => request.body.model)).toEqual([
+      expect.not.stringMatching('named'),
+      'model-from-named-file',
+    ]);
   });
 
   it('a --env-file that cannot be read is exit 2', async () => {

@@ -9,7 +9,8 @@ import { type RecordedRequest, type TestServer, type Turn } from './support/serv
 import { useServer } from './support/use-server.js';
 
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
-const MARKER = /\[\.\.\. [\d,]+ characters \([\d,]+ lines\) omitted; the full output \([\d,]+ characters\) is in (\S+) \.\.\.\]/;
+const MARKER =
+  /\[\.\.\. [\d,]+ characters \([\d,]+ lines\) omitted; the full output \([\d,]+ characters\) is in (\S+) \.\.\.\]/;
 
 const serve = useServer();
 
@@ -20,13 +21,19 @@ function readPid(file: string): number {
 }
 
 /** The results the model got, request by request (the first request carries none). */
-const resultsOf = (s: TestServer) => s.validRequests().slice(1).map((request) => toolResults(request)[0]!);
+const resultsOf = (s: TestServer) =>
+  s
+    .validRequests()
+    .slice(1)
+    .map((request) => toolResults(request)[0]!);
 
 describe('finishing', () => {
   it('returns at once from `sleep 30 & echo started`, and the sleep does not outlive the run', async () => {
     const dir = tempDir();
     const seen: number[] = [];
-    const at = (turn: Turn): Turn => (request: RecordedRequest) => (seen.push(performance.now()), typeof turn === 'function' ? turn(request) : turn);
+    const at =
+      (turn: Turn): Turn =>
+      (request: RecordedRequest) => (seen.push(performance.now()), typeof turn === 'function' ? turn(request) : turn);
     const s = await serve([at(bash('sleep 30 & echo $! > bg.pid; echo started')), at(answerWithLastResult())]);
     const run = await runAgent(['go'], s.url, { cwd: dir });
     expect(run.code).toBe(0);
@@ -43,7 +50,9 @@ describe('finishing', () => {
     const s = await serve([
       bash(`echo before; bash -c 'sleep 300 & echo $! > grandchild.pid; wait'`),
       // Not merely at the end of the run: the group is already dead when the model is told of the timeout.
-      async () => ((goneWhenReported = await waitUntil(() => !isRunning(readPid(join(dir, 'grandchild.pid'))), 200)), answer('ok')),
+      async () => (
+        (goneWhenReported = await waitUntil(() => !isRunning(readPid(join(dir, 'grandchild.pid'))), 200)), answer('ok')
+      ),
     ]);
     const run = await runAgent(['-t', '1', 'go'], s.url, { cwd: dir });
     expect(run.code).toBe(0);
@@ -99,7 +108,10 @@ describe('output', () => {
   });
 
   it('keeps the process small while a command prints 500 MB', async () => {
-    const s = await serve([bash(`yes 'a line of flood output, 48 bytes long.........' | head -c 500000000; echo; echo end`), answer('ok')]);
+    const s = await serve([
+      bash(`yes 'a line of flood output, 48 bytes long.........' | head -c 500000000; echo; echo end`),
+      answer('ok'),
+    ]);
     let peakKb = 0;
     let poller: NodeJS.Timeout | undefined;
     const run = await runAgent(['go'], s.url, {
@@ -133,7 +145,10 @@ describe('output', () => {
       'echo last words; exit 7',
     ];
     const s = await serve([
-      { kind: 'message', content: commands.map((command) => ({ type: 'tool_use' as const, name: 'bash', input: { command } })) },
+      {
+        kind: 'message',
+        content: commands.map((command) => ({ type: 'tool_use' as const, name: 'bash', input: { command } })),
+      },
       answer('ok'),
     ]);
     const run = await runAgent(['go'], s.url);
@@ -153,12 +168,20 @@ describe('output', () => {
 describe('directory and timeouts', () => {
   it('carries `cd` over to the next command, and falls back with a note when the directory is removed', async () => {
     const dir = tempDir();
-    const s = await serve([bash('mkdir -p sub && cd sub'), bash('pwd'), bash('rmdir "$PWD"'), bash('pwd'), answer('ok')]);
+    const s = await serve([
+      bash('mkdir -p sub && cd sub'),
+      bash('pwd'),
+      bash('rmdir "$PWD"'),
+      bash('pwd'),
+      answer('ok'),
+    ]);
     const run = await runAgent(['go'], s.url, { cwd: dir });
     expect(run.code).toBe(0);
     const [, inSub, , fallback] = resultsOf(s);
     expect(inSub!.content).toBe(join(dir, 'sub'));
-    expect(fallback!.content).toBe(`${dir}\nnote: the directory ${join(dir, 'sub')} no longer exists; this command ran in ${dir}`);
+    expect(fallback!.content).toBe(
+      `${dir}\nnote: the directory ${join(dir, 'sub')} no longer exists; this command ran in ${dir}`,
+    );
   });
 
   it('leaves no survivor from a subshell background job, a nohup job or a new session', async () => {
@@ -177,7 +200,7 @@ describe('directory and timeouts', () => {
     }
   });
 
-  it("lets the model ask for more time than -t, up to --max-timeout", async () => {
+  it('lets the model ask for more time than -t, up to --max-timeout', async () => {
     const s = await serve([
       bash('sleep 2; echo woke', { timeout: 3 }),
       bash('sleep 5; echo never', { timeout: 60 }),

@@ -24,7 +24,14 @@ afterEach(async () => {
 });
 
 function makeShell(options: Partial<ShellOptions> = {}): Shell {
-  const shell = new Shell({ runCwd: dir, env: process.env, defaultTimeoutSec: 20, maxTimeoutSec: 60, spillDir: dir, ...options });
+  const shell = new Shell({
+    runCwd: dir,
+    env: process.env,
+    defaultTimeoutSec: 20,
+    maxTimeoutSec: 60,
+    spillDir: dir,
+    ...options,
+  });
   shells.push(shell);
   return shell;
 }
@@ -149,12 +156,18 @@ describe('Shell.run: output', () => {
     expect(result.text.length).toBeLessThanOrEqual(30_000);
     expect(result.text.startsWith('1\n2\n3\n')).toBe(true);
     expect(result.text.endsWith('\n2999999\n3000000')).toBe(true);
-    expect(result.outputChars).toBe(Number(execFileSync('bash', ['-c', 'seq 1 3000000 | wc -c'], { encoding: 'utf8' })));
+    expect(result.outputChars).toBe(
+      Number(execFileSync('bash', ['-c', 'seq 1 3000000 | wc -c'], { encoding: 'utf8' })),
+    );
     expect(result.spillPath).not.toBeNull();
     const spillPath = result.spillPath!;
-    expect(result.text).toMatch(/\[\.\.\. [\d,]+ characters \([\d,]+ lines\) omitted; the full output \([\d,]+ characters\) is in /);
+    expect(result.text).toMatch(
+      /\[\.\.\. [\d,]+ characters \([\d,]+ lines\) omitted; the full output \([\d,]+ characters\) is in /,
+    );
     expect(result.text).toContain(spillPath);
-    const lines = execFileSync('bash', ['-c', `wc -l < '${spillPath}'; tail -n 1 '${spillPath}'`], { encoding: 'utf8' });
+    const lines = execFileSync('bash', ['-c', `wc -l < '${spillPath}'; tail -n 1 '${spillPath}'`], {
+      encoding: 'utf8',
+    });
     expect(lines).toBe('3000000\n3000000\n');
     expect(statSync(spillPath).size).toBe(result.outputChars);
   });
@@ -282,7 +295,9 @@ describe('Shell.run: directory and environment', () => {
     expect(shell.cwd).toBe(path.join(dir, 'gone'));
     rmSync(path.join(dir, 'gone'), { recursive: true });
     const result = await shell.run('pwd');
-    expect(result.text).toBe(`${dir}\nnote: the directory ${path.join(dir, 'gone')} no longer exists; this command ran in ${dir}`);
+    expect(result.text).toBe(
+      `${dir}\nnote: the directory ${path.join(dir, 'gone')} no longer exists; this command ran in ${dir}`,
+    );
     expect(result.cwd).toBe(dir);
     expect((await shell.run('pwd')).text).toBe(dir);
   });

@@ -68,7 +68,7 @@ describe('commands the parser rejects', () => {
   });
 
   it('blocks a broken script nested in bash -c', async () => {
-    expect(await judge('bash -c \'echo "\'')).toMatchObject({ allowed: false, rule: 'parse-error' });
+    expect(await judge("bash -c 'echo \"'")).toMatchObject({ allowed: false, rule: 'parse-error' });
   });
 
   it('blocks scripts nested deeper than it follows', async () => {
@@ -78,7 +78,10 @@ describe('commands the parser rejects', () => {
   });
 
   it('still follows two levels of nesting', async () => {
-    expect(await judge(`bash -c "sh -c 'eval sudo id'"`)).toMatchObject({ allowed: false, rule: 'privilege-escalation' });
+    expect(await judge(`bash -c "sh -c 'eval sudo id'"`)).toMatchObject({
+      allowed: false,
+      rule: 'privilege-escalation',
+    });
   });
 });
 
@@ -142,7 +145,10 @@ describe('user rules', () => {
     expect(await judge('rm -rf /', skip)).toEqual({ allowed: true });
     expect(await judge('sudo id', { ...skip, deny: ['sudo *'] })).toMatchObject({ allowed: false, rule: 'user-deny' });
     expect(await judge('sudo id', { ...skip, allow: ['git *'] })).toMatchObject({ allowed: false, rule: 'allow-list' });
-    expect(await judge('sudo curl x', { ...skip, deny: ['curl *'] })).toMatchObject({ allowed: false, rule: 'user-deny' });
+    expect(await judge('sudo curl x', { ...skip, deny: ['curl *'] })).toMatchObject({
+      allowed: false,
+      rule: 'user-deny',
+    });
     expect(await judge('echo "unclosed', skip)).toMatchObject({ allowed: false, rule: 'parse-error' });
   });
 });
@@ -162,14 +168,20 @@ describe('decisions at the edges', () => {
   });
 
   it('judges what find -exec runs', async () => {
-    expect(await judge('find . -exec bash -c "sudo id" \\;')).toMatchObject({ allowed: false, rule: 'privilege-escalation' });
+    expect(await judge('find . -exec bash -c "sudo id" \\;')).toMatchObject({
+      allowed: false,
+      rule: 'privilege-escalation',
+    });
   });
 });
 
 describe('validateRule', () => {
-  it.each([['git *'], ['npm test*'], ['rm *'], ['make test[0-9]'], ['ls [[:alpha:]]*'], ['echo \\*']])('accepts %j', (glob) => {
-    expect(validateRule(glob)).toBeNull();
-  });
+  it.each([['git *'], ['npm test*'], ['rm *'], ['make test[0-9]'], ['ls [[:alpha:]]*'], ['echo \\*']])(
+    'accepts %j',
+    (glob) => {
+      expect(validateRule(glob)).toBeNull();
+    },
+  );
 
   it.each([[''], ['   '], ['git [abc'], ['trailing \\'], ['x [[:nope:]]']])('rejects %j with a message', (glob) => {
     expect(validateRule(glob)).toEqual(expect.any(String));
@@ -214,7 +226,8 @@ describe('variables, judged by what they hold', () => {
     PREFIX: '/usr/local',
   };
   const inProject = { cwd: '/tmp/agent-project', env };
-  const judgeHere = (script: string, context: CommandContext = inProject) => judgeCommand(script, DEFAULT_POLICY, context);
+  const judgeHere = (script: string, context: CommandContext = inProject) =>
+    judgeCommand(script, DEFAULT_POLICY, context);
 
   it.each([
     ['rm -rf "$BUILD_DIR"/*', 'unset-variable'],
@@ -309,14 +322,21 @@ describe('variables, judged by what they hold', () => {
 
   it('knows the home directory from the environment, however it is spelled', async () => {
     const home = { ...env, HOME: '/home/u/' };
-    expect(await judgeHere('rm -rf .', { cwd: '/home/u', env: home })).toMatchObject({ allowed: false, rule: 'recursive-delete' });
+    expect(await judgeHere('rm -rf .', { cwd: '/home/u', env: home })).toMatchObject({
+      allowed: false,
+      rule: 'recursive-delete',
+    });
     expect(await judgeHere('rm -rf ..', { cwd: '/home/u/src', env: home })).toMatchObject({ allowed: false });
     expect(await judgeHere('rm -rf ../build', { cwd: '/home/u/src', env: home })).toEqual({ allowed: true });
-    expect(await judgeHere('D=$HOME; rm -rf "$D"', { env: { ...home, HOME: '/home//u/' } })).toMatchObject({ allowed: false });
+    expect(await judgeHere('D=$HOME; rm -rf "$D"', { env: { ...home, HOME: '/home//u/' } })).toMatchObject({
+      allowed: false,
+    });
   });
 
   it('a BASH_ENV may set anything: unset variables are not judged', async () => {
-    expect(await judgeHere('rm -rf "$BUILD_DIR"/*', { env: { ...env, BASH_ENV: '/home/u/.bash_env' } })).toEqual({ allowed: true });
+    expect(await judgeHere('rm -rf "$BUILD_DIR"/*', { env: { ...env, BASH_ENV: '/home/u/.bash_env' } })).toEqual({
+      allowed: true,
+    });
   });
 
   it('allows the whole safe table with the environment too', async () => {

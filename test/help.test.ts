@@ -16,7 +16,10 @@ async function help(): Promise<string> {
 
 /** The value `(default: N)` beside a flag in the help. */
 function helpDefault(text: string, flag: string): string | undefined {
-  const entry = text.slice(text.indexOf(`  ${flag} `)).split(/\n  -/)[0]!.replace(/\s+/g, ' ');
+  const entry = text
+    .slice(text.indexOf(`  ${flag} `))
+    .split(/\n  -/)[0]!
+    .replace(/\s+/g, ' ');
   return /\(default: ([^)]+)\)/.exec(entry)?.[1];
 }
 
@@ -37,8 +40,10 @@ describe('--help', () => {
       'Environment:',
       'Exit codes:',
     ]);
-    for (const flag of ['--max-turns', '--output-format', '--allow', '--sandbox', '--env-file', '--quiet', '--version']) expect(text).toContain(flag);
-    for (const variable of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'NO_COLOR', 'FORCE_COLOR']) expect(text).toContain(`  ${variable}`);
+    for (const flag of ['--max-turns', '--output-format', '--allow', '--sandbox', '--env-file', '--quiet', '--version'])
+      expect(text).toContain(flag);
+    for (const variable of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'NO_COLOR', 'FORCE_COLOR'])
+      expect(text).toContain(`  ${variable}`);
     for (const code of ['0', '1', '2', '3', '130', '141', '143']) expect(text).toMatch(new RegExp(`\\n  ${code} +\\S`));
     expect(text).toContain('$ git diff | agent "Review this change"');
   });

@@ -47,9 +47,28 @@ describe('nodeFetch, the SDK transport', () => {
 
   it('speaks https', async () => {
     const dir = tempDir();
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-    const port = await listen(createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, echo));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-days',
+        '1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const port = await listen(
+      createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, echo),
+    );
     await expect(nodeFetch(`https://127.0.0.1:${port}/x`)).rejects.toThrow(/self-signed|certificate/i);
     process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
     const response = await nodeFetch(`https://127.0.0.1:${port}/x`, { method: 'POST', body: 'over tls' });

@@ -10,7 +10,9 @@ describe('commands in a log', () => {
     const s = await serve([bash('echo out; exit 2'), bash('true'), answer('done')]);
     const run = await runAgent(['go'], s.url);
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/^\$ echo out; exit 2\n {2}│ out\n {2}└ \d\.\d s · exit code 2\n\$ true\n {2}│ \(no output\)\n {2}└ \d\.\d s\n/);
+    expect(run.stderr).toMatch(
+      /^\$ echo out; exit 2\n {2}│ out\n {2}└ \d\.\d s · exit code 2\n\$ true\n {2}│ \(no output\)\n {2}└ \d\.\d s\n/,
+    );
     // The executor's own `exit code: 2` line goes to the model, not twice to people.
     expect(run.stderr).not.toContain('exit code: 2');
     expect(run.stderr).not.toContain('\u001b');

@@ -56,7 +56,11 @@ describe('project instructions', () => {
     const run = await runAgent(['-v', '--output-format', 'stream-json', 'go'], s.url, { cwd });
     expect(run.code).toBe(0);
     const system = systemText(s.validRequests()[0]);
-    const headings = ['## AGENTS.md\n\nROOT AGENTS', '## pkg/CLAUDE.md\n\nPKG CLAUDE', '## pkg/web/AGENTS.md\n\nWEB AGENTS'];
+    const headings = [
+      '## AGENTS.md\n\nROOT AGENTS',
+      '## pkg/CLAUDE.md\n\nPKG CLAUDE',
+      '## pkg/web/AGENTS.md\n\nWEB AGENTS',
+    ];
     const at = headings.map((heading) => system.indexOf(heading));
     expect(at.every((index) => index > system.indexOf('You are agent'))).toBe(true);
     expect(at).toEqual([...at].sort((a, b) => a - b));
@@ -95,7 +99,11 @@ describe('project instructions', () => {
   });
 
   it('does not climb above $HOME to a work tree whose root is there: only the working directory is read', async () => {
-    const top = repo({ 'AGENTS.md': 'ABOVE HOME\n', 'home/AGENTS.md': 'HOME\n', 'home/project/AGENTS.md': 'PROJECT\n' });
+    const top = repo({
+      'AGENTS.md': 'ABOVE HOME\n',
+      'home/AGENTS.md': 'HOME\n',
+      'home/project/AGENTS.md': 'PROJECT\n',
+    });
     const { system } = await promptOf(join(top, 'home/project'), [], { HOME: join(top, 'home') });
     expect(system).toContain('## AGENTS.md\n\nPROJECT');
     expect(system).not.toMatch(/ABOVE HOME|\n\nHOME/);
@@ -109,7 +117,9 @@ describe('project instructions', () => {
   it('--no-project-instructions reads none, lists none, and says so with -v', async () => {
     const root = repo({ 'AGENTS.md': 'SHOULD NOT BE READ\n' });
     const s = await serve([answer('ok')]);
-    const run = await runAgent(['--no-project-instructions', '-v', '--output-format', 'stream-json', 'go'], s.url, { cwd: root });
+    const run = await runAgent(['--no-project-instructions', '-v', '--output-format', 'stream-json', 'go'], s.url, {
+      cwd: root,
+    });
     expect(run.code).toBe(0);
     expect(systemText(s.validRequests()[0])).not.toContain('SHOULD NOT BE READ');
     expect(initLine(run.stdout).instructions_files).toEqual([]);
@@ -131,8 +141,12 @@ describe('project instructions', () => {
     expect(Buffer.byteLength(section)).toBeLessThanOrEqual(32 * 1024 + 600);
     expect(section).toContain('A-FIRST');
     expect(section).not.toMatch(/A-LAST|B NEVER FITS/);
-    expect(section).toMatch(/\[The project instructions are cut here at 32 KiB: [\d,]+ bytes of a\/AGENTS.md, all of a\/b\/AGENTS.md left out.\]$/);
-    expect(run.stderr).toMatch(/warning: project instructions are cut at 32 KiB: [\d,]+ bytes of a\/AGENTS.md, all of a\/b\/AGENTS.md left out/);
+    expect(section).toMatch(
+      /\[The project instructions are cut here at 32 KiB: [\d,]+ bytes of a\/AGENTS.md, all of a\/b\/AGENTS.md left out.\]$/,
+    );
+    expect(run.stderr).toMatch(
+      /warning: project instructions are cut at 32 KiB: [\d,]+ bytes of a\/AGENTS.md, all of a\/b\/AGENTS.md left out/,
+    );
     expect(initLine(run.stdout).instructions_files).toEqual([join(root, 'AGENTS.md'), join(root, 'a/AGENTS.md')]);
   });
 
@@ -143,7 +157,9 @@ describe('project instructions', () => {
     expect(system).toContain('START');
     expect(system).not.toContain('\uFFFD');
     expect(Buffer.byteLength(system)).toBeLessThan(34 * 1024);
-    expect(run.stderr).toMatch(/warning: project instructions are cut at 32 KiB: 9,9\d\d,\d\d\d bytes of AGENTS.md left out/);
+    expect(run.stderr).toMatch(
+      /warning: project instructions are cut at 32 KiB: 9,9\d\d,\d\d\d bytes of AGENTS.md left out/,
+    );
   });
 });
 
@@ -180,7 +196,11 @@ describe('system prompt options', () => {
 
   it.each([
     ['--system-prompt-file', 'missing.md', /--system-prompt-file: cannot read .*missing\.md: no such file\./],
-    ['--append-system-prompt-file', 'missing.md', /--append-system-prompt-file: cannot read .*missing\.md: no such file\./],
+    [
+      '--append-system-prompt-file',
+      'missing.md',
+      /--append-system-prompt-file: cannot read .*missing\.md: no such file\./,
+    ],
     ['--system-prompt-file', '.', /--system-prompt-file: cannot read .*: it is a directory\./],
   ])('%s %s is exit 2 before any request', async (flag, path, message) => {
     const root = repo();
@@ -208,8 +228,12 @@ describe('project instructions: bad input is a warning, never a failure', () => 
     const { run, system } = await promptOf(join(root, 'a/b'));
     expect(run.code).toBe(0);
     expect(system).not.toContain('# Project instructions');
-    expect(run.stderr).toContain(`warning: project instructions: ${join(root, 'AGENTS.md')} is not read: it is a directory.`);
-    expect(run.stderr).toContain(`warning: project instructions: ${join(root, 'a/AGENTS.md')} is not read: it is not UTF-8 text.`);
+    expect(run.stderr).toContain(
+      `warning: project instructions: ${join(root, 'AGENTS.md')} is not read: it is a directory.`,
+    );
+    expect(run.stderr).toContain(
+      `warning: project instructions: ${join(root, 'a/AGENTS.md')} is not read: it is not UTF-8 text.`,
+    );
     expect(run.stderr).toContain(`${join(root, 'a/b/CLAUDE.md')} is not read: it is not text (it holds NUL bytes).`);
   });
 
@@ -255,13 +279,20 @@ describe('project instructions: bad input is a warning, never a failure', () => 
     symlinkSync(join(outside, 'dir'), join(root, 'linked'));
     symlinkSync('../../linked/AGENTS.md', join(root, 'a/b/AGENTS.md'));
     const s = await serve([answer('ok')]);
-    const run = await runAgent(['--output-format', 'stream-json', 'go'], s.url, { cwd: join(root, 'a/b'), env: { PLANTED: 'ENVIRON SECRET' } });
+    const run = await runAgent(['--output-format', 'stream-json', 'go'], s.url, {
+      cwd: join(root, 'a/b'),
+      env: { PLANTED: 'ENVIRON SECRET' },
+    });
     expect(run.code).toBe(0);
     const sent = JSON.stringify(s.requests.map((request) => request.body));
     expect(sent).not.toMatch(/TOP SECRET|ENVIRON SECRET|OUTSIDE DIR SECRET|test-key/);
     expect(initLine(run.stdout).instructions_files).toEqual([]);
-    expect(run.stderr).toContain(`${join(root, 'AGENTS.md')} is not read: it leads outside the repository (to ${join(outside, 'secret.txt')}).`);
+    expect(run.stderr).toContain(
+      `${join(root, 'AGENTS.md')} is not read: it leads outside the repository (to ${join(outside, 'secret.txt')}).`,
+    );
     expect(run.stderr).toMatch(/a\/AGENTS.md is not read: it leads outside the repository \(to \/proc\//);
-    expect(run.stderr).toContain(`a/b/AGENTS.md is not read: it leads outside the repository (to ${join(outside, 'dir/AGENTS.md')}).`);
+    expect(run.stderr).toContain(
+      `a/b/AGENTS.md is not read: it leads outside the repository (to ${join(outside, 'dir/AGENTS.md')}).`,
+    );
   });
 });

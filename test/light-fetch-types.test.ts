@@ -9,15 +9,49 @@ import { useServer } from './support/use-server.js';
 
 const serve = useServer();
 
-type Step = (headers: { append(n: string, v: string): void; set(n: string, v: string): void; delete(n: string): void }) => void;
+type Step = (headers: {
+  append(n: string, v: string): void;
+  set(n: string, v: string): void;
+  delete(n: string): void;
+}) => void;
 
 /** Each script runs against both; every observable result must agree. */
 const scripts: Array<{ name: string; init: unknown; steps: Step[] }> = [
-  { name: 'pairs with repeated names', init: [['X-A', '1'], ['x-a', '2'], ['B', ' spaced \t']], steps: [] },
-  { name: 'a record', init: { 'Content-Type': 'application/json', 'x-api-key': 'k' }, steps: [(h) => h.set('content-type', 'text/plain')] },
-  { name: 'another Headers', init: new Headers([['z', '1'], ['a', '2']]), steps: [(h) => h.delete('Z'), (h) => h.append('A', '3')] },
-  { name: 'set-cookie kept apart', init: undefined, steps: [(h) => h.append('Set-Cookie', 'a=1'), (h) => h.append('set-cookie', 'b=2'), (h) => h.append('x', 'y')] },
-  { name: 'set-cookie reset by set', init: [['set-cookie', 'a=1'], ['set-cookie', 'b=2']], steps: [(h) => h.set('Set-Cookie', 'c=3')] },
+  {
+    name: 'pairs with repeated names',
+    init: [
+      ['X-A', '1'],
+      ['x-a', '2'],
+      ['B', ' spaced \t'],
+    ],
+    steps: [],
+  },
+  {
+    name: 'a record',
+    init: { 'Content-Type': 'application/json', 'x-api-key': 'k' },
+    steps: [(h) => h.set('content-type', 'text/plain')],
+  },
+  {
+    name: 'another Headers',
+    init: new Headers([
+      ['z', '1'],
+      ['a', '2'],
+    ]),
+    steps: [(h) => h.delete('Z'), (h) => h.append('A', '3')],
+  },
+  {
+    name: 'set-cookie kept apart',
+    init: undefined,
+    steps: [(h) => h.append('Set-Cookie', 'a=1'), (h) => h.append('set-cookie', 'b=2'), (h) => h.append('x', 'y')],
+  },
+  {
+    name: 'set-cookie reset by set',
+    init: [
+      ['set-cookie', 'a=1'],
+      ['set-cookie', 'b=2'],
+    ],
+    steps: [(h) => h.set('Set-Cookie', 'c=3')],
+  },
 ];
 
 function observe(headers: Headers | LightHeaders) {
@@ -35,7 +69,7 @@ function observe(headers: Headers | LightHeaders) {
 }
 
 describe('LightHeaders', () => {
-  it.each(scripts)('behaves as Node\'s Headers: $name', ({ init, steps }) => {
+  it.each(scripts)("behaves as Node's Headers: $name", ({ init, steps }) => {
     const real = new Headers(init as ConstructorParameters<typeof Headers>[0]);
     const light = new LightHeaders(init as Iterable<[string, string]>);
     for (const step of steps) {
@@ -46,7 +80,11 @@ describe('LightHeaders', () => {
   });
 
   it('refuses what Node refuses: a bad name, a value with a line break', () => {
-    for (const [name, value] of [['bad name', 'v'], ['ok', 'a\nb'], ['', 'v']] as const) {
+    for (const [name, value] of [
+      ['bad name', 'v'],
+      ['ok', 'a\nb'],
+      ['', 'v'],
+    ] as const) {
       expect(() => new Headers([[name, value]])).toThrow(TypeError);
       expect(() => new LightHeaders([[name, value]])).toThrow(TypeError);
     }
@@ -57,8 +95,18 @@ describe('LightResponse', () => {
   const stream = (text: string) => new Response(text).body!;
 
   it('reads its body once, as text or JSON, and says whether it is ok', async () => {
-    const response = new LightResponse(stream('{"a":1}'), { status: 201, statusText: 'Created', headers: { 'Content-Type': 'application/json' } });
-    expect([response.ok, response.status, response.statusText, response.headers.get('content-type'), response.bodyUsed]).toEqual([true, 201, 'Created', 'application/json', false]);
+    const response = new LightResponse(stream('{"a":1}'), {
+      status: 201,
+      statusText: 'Created',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect([
+      response.ok,
+      response.status,
+      response.statusText,
+      response.headers.get('content-type'),
+      response.bodyUsed,
+    ]).toEqual([true, 201, 'Created', 'application/json', false]);
     expect(await response.json()).toEqual({ a: 1 });
     expect(response.bodyUsed).toBe(true);
     await expect(response.text()).rejects.toThrow(TypeError);
@@ -73,7 +121,10 @@ describe('a run through the binary', () => {
     const dir = tempDir();
     const hook = join(dir, 'hook.cjs');
     const report = join(dir, 'undici.txt');
-    writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.filter((m) => /undici/.test(m)).join('\\n')));\n`);
+    writeFileSync(
+      hook,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.filter((m) => /undici/.test(m)).join('\\n')));\n`,
+    );
     const s = await serve([{ kind: 'http_error', status: 529 }, bash('echo hi'), answer('done')]);
     const run = await runAgent(['go'], s.url, { cwd: dir, nodeArgs: ['--require', hook] });
     expect(run.code).toBe(0);

@@ -7,12 +7,20 @@ import { useServer } from './support/use-server.js';
 
 const serve = useServer();
 const json = (stdout: string) => JSON.parse(stdout);
-const jsonRun = (s: TestServer, args: string[] = [], options = {}) => runAgent(['--output-format', 'json', ...args, 'do it'], s.url, options);
+const jsonRun = (s: TestServer, args: string[] = [], options = {}) =>
+  runAgent(['--output-format', 'json', ...args, 'do it'], s.url, options);
 
 describe('stop reasons', () => {
   it('end_turn and stop_sequence finish with exit 0', async () => {
-    const s = await serve([answer('one'), { kind: 'message', content: [{ type: 'text', text: 'two' }], stop_reason: 'stop_sequence' }]);
-    expect(json((await jsonRun(s)).stdout)).toMatchObject({ subtype: 'success', stop_reason: 'end_turn', result: 'one' });
+    const s = await serve([
+      answer('one'),
+      { kind: 'message', content: [{ type: 'text', text: 'two' }], stop_reason: 'stop_sequence' },
+    ]);
+    expect(json((await jsonRun(s)).stdout)).toMatchObject({
+      subtype: 'success',
+      stop_reason: 'end_turn',
+      result: 'one',
+    });
     const second = await jsonRun(s);
     expect(second.code).toBe(0);
     expect(json(second.stdout)).toMatchObject({ subtype: 'success', stop_reason: 'stop_sequence', result: 'two' });
@@ -21,7 +29,14 @@ describe('stop reasons', () => {
   it('max_tokens: never runs the cut-off tool_use, asks to continue, and joins the answer', async () => {
     const dir = tempDir();
     const s = await serve([
-      { kind: 'message', content: [{ type: 'text', text: 'Part one, ' }, { type: 'tool_use', name: 'bash', input: { command: 'touch marker' } }], stop_reason: 'max_tokens' },
+      {
+        kind: 'message',
+        content: [
+          { type: 'text', text: 'Part one, ' },
+          { type: 'tool_use', name: 'bash', input: { command: 'touch marker' } },
+        ],
+        stop_reason: 'max_tokens',
+      },
       answer('part two.'),
     ]);
     const run = await jsonRun(s, [], { cwd: dir });
@@ -44,7 +59,10 @@ describe('stop reasons', () => {
   });
 
   it('pause_turn sends the conversation again as it is', async () => {
-    const s = await serve([{ kind: 'message', content: [{ type: 'text', text: 'Still working' }], stop_reason: 'pause_turn' }, answer('finished')]);
+    const s = await serve([
+      { kind: 'message', content: [{ type: 'text', text: 'Still working' }], stop_reason: 'pause_turn' },
+      answer('finished'),
+    ]);
     const run = await jsonRun(s);
     expect(run.code).toBe(0);
     expect(json(run.stdout)).toMatchObject({ result: 'finished', num_turns: 2 });
@@ -174,7 +192,10 @@ describe('retries', () => {
   });
 
   it('honours retry-after-ms, which wins over retry-after', async () => {
-    const s = await serve([{ kind: 'http_error', status: 429, headers: { 'retry-after-ms': '1500', 'retry-after': '30' } }, answer('ok')]);
+    const s = await serve([
+      { kind: 'http_error', status: 429, headers: { 'retry-after-ms': '1500', 'retry-after': '30' } },
+      answer('ok'),
+    ]);
     const run = await jsonRun(s);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/retrying in 1\.5 s/);
@@ -183,7 +204,10 @@ describe('retries', () => {
   });
 
   it('x-should-retry: true retries a status that is not retried otherwise', async () => {
-    const s = await serve([{ kind: 'http_error', status: 400, message: 'try me again', headers: { 'x-should-retry': 'true' } }, answer('made it')]);
+    const s = await serve([
+      { kind: 'http_error', status: 400, message: 'try me again', headers: { 'x-should-retry': 'true' } },
+      answer('made it'),
+    ]);
     const run = await jsonRun(s);
     expect(run.code).toBe(0);
     expect(json(run.stdout).result).toBe('made it');
@@ -192,7 +216,10 @@ describe('retries', () => {
   });
 
   it('x-should-retry: false gives up at once on a status that is retried otherwise', async () => {
-    const s = await serve([{ kind: 'http_error', status: 529, message: 'Overloaded', headers: { 'x-should-retry': 'false' } }, answer('never')]);
+    const s = await serve([
+      { kind: 'http_error', status: 529, message: 'Overloaded', headers: { 'x-should-retry': 'false' } },
+      answer('never'),
+    ]);
     const run = await jsonRun(s);
     expect(run.code).toBe(3);
     expect(json(run.stdout)).toMatchObject({ subtype: 'error_api', is_error: true, exit_code: 3 });

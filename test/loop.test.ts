@@ -6,11 +6,18 @@ import { Interrupted } from '../src/outcome.js';
 
 type Block = Anthropic.ContentBlock;
 const text = (t: string): Block => ({ type: 'text', text: t, citations: null }) as Block;
-const toolUse = (id: string, command: unknown, name = 'bash'): Block => ({ type: 'tool_use', id, name, input: { command } }) as Block;
+const toolUse = (id: string, command: unknown, name = 'bash'): Block =>
+  ({ type: 'tool_use', id, name, input: { command } }) as Block;
 
 function reply(content: Block[], stop_reason: Anthropic.StopReason): Anthropic.Message {
   return {
-    id: 'msg_test', type: 'message', role: 'assistant', model: 'test', content, stop_reason, stop_sequence: null,
+    id: 'msg_test',
+    type: 'message',
+    role: 'assistant',
+    model: 'test',
+    content,
+    stop_reason,
+    stop_sequence: null,
     usage: { input_tokens: 1, output_tokens: 1 },
   } as unknown as Anthropic.Message;
 }
@@ -101,7 +108,11 @@ describe('agentLoop', () => {
 
   it('stops at max turns without running the last requested tools', async () => {
     const { deps, sent, ran } = scripted(
-      [reply([toolUse('a', 'true')], 'tool_use'), reply([toolUse('b', 'true')], 'tool_use'), reply([text('x')], 'end_turn')],
+      [
+        reply([toolUse('a', 'true')], 'tool_use'),
+        reply([toolUse('b', 'true')], 'tool_use'),
+        reply([text('x')], 'end_turn'),
+      ],
       { maxTurns: 2 },
     );
     const end = await agentLoop(start(), deps);
@@ -111,7 +122,10 @@ describe('agentLoop', () => {
   });
 
   it('drops empty text blocks, which the API would reject when sent back', async () => {
-    const { deps, sent } = scripted([reply([text(''), toolUse('a', 'ls')], 'tool_use'), reply([text('ok')], 'end_turn')]);
+    const { deps, sent } = scripted([
+      reply([text(''), toolUse('a', 'ls')], 'tool_use'),
+      reply([text('ok')], 'end_turn'),
+    ]);
     await agentLoop(start(), deps);
     expect(sent[1]![1]!.content).toEqual([{ type: 'tool_use', id: 'a', name: 'bash', input: { command: 'ls' } }]);
   });
@@ -149,7 +163,9 @@ describe('agentLoop', () => {
     const fits: number[] = [];
     const { deps, sent } = scripted([reply([toolUse('a', 'ls')], 'tool_use'), reply([text('never')], 'end_turn')], {
       context: {
-        fit: (messages) => (fits.push(messages.length), messages.length < 3 ? { ok: true, elided: 0 } : { ok: false, message: 'too big' }),
+        fit: (messages) => (
+          fits.push(messages.length), messages.length < 3 ? { ok: true, elided: 0 } : { ok: false, message: 'too big' }
+        ),
         observe: () => {},
       },
     });
@@ -165,11 +181,22 @@ describe('agentLoop', () => {
       callModel: async () => {
         const next = replies.shift();
         if (next) return { ok: true, message: next };
-        return { ok: false, failure: { kind: 'api', message: '401 authentication_error: invalid x-api-key', hint: 'Check ANTHROPIC_API_KEY.', status: 401, requestId: undefined } };
+        return {
+          ok: false,
+          failure: {
+            kind: 'api',
+            message: '401 authentication_error: invalid x-api-key',
+            hint: 'Check ANTHROPIC_API_KEY.',
+            status: 401,
+            requestId: undefined,
+          },
+        };
       },
     });
     const end = await agentLoop(start(), deps);
     expect(end).toMatchObject({ kind: 'api_error', finalText: 'looking', turns: 1 });
-    expect(end.message).toBe('API request failed: 401 authentication_error: invalid x-api-key\nCheck ANTHROPIC_API_KEY.');
+    expect(end.message).toBe(
+      'API request failed: 401 authentication_error: invalid x-api-key\nCheck ANTHROPIC_API_KEY.',
+    );
   });
 });

@@ -40,18 +40,27 @@ describe('the proxy for a URL', () => {
 
   it('takes HTTPS_PROXY for https and HTTP_PROXY for http, the lower-case name first', () => {
     const env = { HTTPS_PROXY: 'http://upper:1', https_proxy: 'http://lower:2', HTTP_PROXY: 'http://plain:3' };
-    expect(proxyFor(target, env)).toMatchObject({ kind: 'proxy', variable: 'https_proxy', url: new URL('http://lower:2') });
+    expect(proxyFor(target, env)).toMatchObject({
+      kind: 'proxy',
+      variable: 'https_proxy',
+      url: new URL('http://lower:2'),
+    });
     expect(proxyFor(new URL('http://api.example.com'), env)).toMatchObject({ kind: 'proxy', variable: 'HTTP_PROXY' });
     expect(proxyFor(target, { HTTP_PROXY: 'http://plain:3' })).toEqual({ kind: 'direct' });
   });
 
   it('ignores an empty variable, and goes direct when NO_PROXY covers the host', () => {
-    expect(proxyFor(target, { https_proxy: '  ', HTTPS_PROXY: 'http://upper:1' })).toMatchObject({ variable: 'HTTPS_PROXY' });
+    expect(proxyFor(target, { https_proxy: '  ', HTTPS_PROXY: 'http://upper:1' })).toMatchObject({
+      variable: 'HTTPS_PROXY',
+    });
     expect(proxyFor(target, { HTTPS_PROXY: 'http://p:1', no_proxy: 'example.com' })).toEqual({ kind: 'direct' });
   });
 
   it('reads a proxy without a scheme as http://, and refuses SOCKS and other schemes', () => {
-    expect(proxyFor(target, { HTTPS_PROXY: 'user:pw@proxy.corp:3128' })).toMatchObject({ kind: 'proxy', url: new URL('http://user:pw@proxy.corp:3128') });
+    expect(proxyFor(target, { HTTPS_PROXY: 'user:pw@proxy.corp:3128' })).toMatchObject({
+      kind: 'proxy',
+      url: new URL('http://user:pw@proxy.corp:3128'),
+    });
     expect(proxyFor(target, { HTTPS_PROXY: 'https://proxy.corp' })).toMatchObject({ kind: 'proxy' });
     expect(proxyFor(target, { HTTPS_PROXY: 'socks5h://proxy:1080' })).toMatchObject({ kind: 'invalid' });
     expect(proxyFor(target, { HTTPS_PROXY: 'user:secret@proxy:notaport' })).toEqual({

@@ -13,9 +13,22 @@ type Line = Record<string, unknown>;
 /** Every kind of stream-json line, from a real run: init, assistant, user, retry, result. */
 async function everyLineType(): Promise<Line[]> {
   const s = await serve([bash('echo hi'), { kind: 'http_error', status: 529 }, answer('{"ok":true}')]);
-  const run = await runAgent(['--output-format', 'stream-json', '--json-schema', '{"type":"object","properties":{"ok":{"type":"boolean"}}}', 'go'], s.url, { cwd: tempDir() });
+  const run = await runAgent(
+    [
+      '--output-format',
+      'stream-json',
+      '--json-schema',
+      '{"type":"object","properties":{"ok":{"type":"boolean"}}}',
+      'go',
+    ],
+    s.url,
+    { cwd: tempDir() },
+  );
   expect(run.code).toBe(0);
-  return run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Line);
+  return run.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Line);
 }
 
 const kindOf = (line: Line) => (line.type === 'system' ? `system/${String(line.subtype)}` : String(line.type));
@@ -45,7 +58,11 @@ describe('the output schema', () => {
     expect(JSON.parse(usage.stdout)).not.toHaveProperty('session_id');
     expect(JSON.parse(failed.stdout)).toHaveProperty('session_id');
     // Also when the flags were fine and the run failed at its prompt, after its session was set up.
-    const noPrompt = await runAgent(['--output-format', 'stream-json', '--prompt-file', '/nonexistent/prompt.md'], s.url, { cwd: tempDir() });
+    const noPrompt = await runAgent(
+      ['--output-format', 'stream-json', '--prompt-file', '/nonexistent/prompt.md'],
+      s.url,
+      { cwd: tempDir() },
+    );
     expect(noPrompt.code).toBe(2);
     const result = JSON.parse(noPrompt.stdout.trim().split('\n').at(-1)!);
     expect(result).toMatchObject({ type: 'result', subtype: 'error_usage' });
@@ -78,7 +95,9 @@ describe('the output schema', () => {
   it('a field the schema does not list fails the tests, though a consumer of the published schema accepts it', async () => {
     const result = (await everyLineType()).at(-1)!;
     const added = { ...result, brand_new_field: 1 };
-    expect(checker.checkLine(added, 'json')).toEqual([expect.stringMatching(/fields not listed: \(top level\) must NOT have additional properties \(brand_new_field\)/)]);
+    expect(checker.checkLine(added, 'json')).toEqual([
+      expect.stringMatching(/fields not listed: \(top level\) must NOT have additional properties \(brand_new_field\)/),
+    ]);
     // What the binary prints today fails against a schema file from which one listed field was dropped.
     const schemas = loadSchemas();
     const resultSchema = structuredClone(schemas.get('result.schema.json')!) as { properties: Record<string, unknown> };
@@ -87,7 +106,7 @@ describe('the output schema', () => {
     expect(createOutputChecker(schemas).checkLine(result, 'json')).not.toEqual([]);
   });
 
-  it('session_id is a string of the init line and of every result but a usage error\'s', async () => {
+  it("session_id is a string of the init line and of every result but a usage error's", async () => {
     const lines = await everyLineType();
     const init = lines[0]!;
     const result = lines.at(-1)!;
@@ -97,7 +116,14 @@ describe('the output schema', () => {
     expect(checker.checkLine({ ...result, session_id: 7 }, 'stream-json')).not.toEqual([]);
     const { session_id: _, ...withoutId } = result;
     expect(checker.checkLine(withoutId, 'stream-json')).not.toEqual([]);
-    const usage = { ...withoutId, subtype: 'error_usage', is_error: true, exit_code: 2, error: 'bad flag', structured_output: undefined };
+    const usage = {
+      ...withoutId,
+      subtype: 'error_usage',
+      is_error: true,
+      exit_code: 2,
+      error: 'bad flag',
+      structured_output: undefined,
+    };
     delete usage.structured_output;
     expect(checker.checkLine(usage, 'stream-json')).toEqual([]);
     expect(checker.checkLine({ ...usage, session_id: id }, 'stream-json')).not.toEqual([]);
@@ -106,7 +132,13 @@ describe('the output schema', () => {
 
 /** The fields the line's own schema requires. */
 function requiredOf(line: Line): string[] {
-  const file = { 'system/init': 'stream-init', 'system/retry': 'stream-retry', assistant: 'stream-assistant', user: 'stream-user', result: 'result' }[kindOf(line)];
+  const file = {
+    'system/init': 'stream-init',
+    'system/retry': 'stream-retry',
+    assistant: 'stream-assistant',
+    user: 'stream-user',
+    result: 'result',
+  }[kindOf(line)];
   const schema = loadSchemas().get(`${file}.schema.json`) as { required: string[] };
   return schema.required;
 }

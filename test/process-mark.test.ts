@@ -29,7 +29,14 @@ afterEach(async () => {
 });
 
 function makeShell(options: Partial<ShellOptions> = {}): Shell {
-  const shell = new Shell({ runCwd: dir, env: process.env, defaultTimeoutSec: 20, maxTimeoutSec: 60, spillDir: dir, ...options });
+  const shell = new Shell({
+    runCwd: dir,
+    env: process.env,
+    defaultTimeoutSec: 20,
+    maxTimeoutSec: 60,
+    spillDir: dir,
+    ...options,
+  });
   shells.push(shell);
   return shell;
 }
@@ -60,7 +67,11 @@ describe('killAll', () => {
 
   it('still finds, by its environment, a process that reset the limit', async () => {
     const shell = makeShell();
-    const pid = await startSleep(shell, 'p', `ulimit -S -x unlimited; setsid sh -c 'echo $$ > p; exec sleep 300' > /dev/null 2>&1 &`);
+    const pid = await startSleep(
+      shell,
+      'p',
+      `ulimit -S -x unlimited; setsid sh -c 'echo $$ > p; exec sleep 300' > /dev/null 2>&1 &`,
+    );
     shell.killAll();
     expect(await gone([pid])).toBe(true);
   });
@@ -76,9 +87,20 @@ describe('killAll', () => {
 
   it("leaves alone another shell's processes and a stranger's, even one with a limit of its own", async () => {
     const [mine, other] = [makeShell(), makeShell()];
-    const ours = await startSleep(mine, 'ours', `env -i setsid sh -c 'echo $$ > ours; exec sleep 300' > /dev/null 2>&1 &`);
-    const theirs = await startSleep(other, 'theirs', `env -i setsid sh -c 'echo $$ > theirs; exec sleep 300' > /dev/null 2>&1 &`);
-    const stranger = spawn('bash', ['-c', 'ulimit -S -x 281474976710700; exec sleep 300'], { detached: true, stdio: 'ignore' });
+    const ours = await startSleep(
+      mine,
+      'ours',
+      `env -i setsid sh -c 'echo $$ > ours; exec sleep 300' > /dev/null 2>&1 &`,
+    );
+    const theirs = await startSleep(
+      other,
+      'theirs',
+      `env -i setsid sh -c 'echo $$ > theirs; exec sleep 300' > /dev/null 2>&1 &`,
+    );
+    const stranger = spawn('bash', ['-c', 'ulimit -S -x 281474976710700; exec sleep 300'], {
+      detached: true,
+      stdio: 'ignore',
+    });
     strangers.push(stranger);
     mine.killAll();
     expect(await gone([ours])).toBe(true);

@@ -37,22 +37,33 @@ async function closedPort(): Promise<number> {
 
 describe('requests through a proxy', () => {
   it('tunnels an https API request through HTTPS_PROXY with CONNECT, and the commands see the variables unchanged', async () => {
-    const s = await serve([bash('printf "%s|%s|%s" "$HTTPS_PROXY" "$NO_PROXY" "$NODE_EXTRA_CA_CERTS"'), answerWithLastResult()], { tls: certs.server });
+    const s = await serve(
+      [bash('printf "%s|%s|%s" "$HTTPS_PROXY" "$NO_PROXY" "$NODE_EXTRA_CA_CERTS"'), answerWithLastResult()],
+      { tls: certs.server },
+    );
     const p = await useProxy();
-    const run = await runAgent(['go'], s.url, { env: { HTTPS_PROXY: p.url, NO_PROXY: 'example.test', NODE_EXTRA_CA_CERTS: certs.caFile } });
+    const run = await runAgent(['go'], s.url, {
+      env: { HTTPS_PROXY: p.url, NO_PROXY: 'example.test', NODE_EXTRA_CA_CERTS: certs.caFile },
+    });
     expect(run.stderr).not.toMatch(/retrying/);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${p.url}|example.test|${certs.caFile}\n`);
     const port = new URL(s.url).port;
     // One kept-alive tunnel carries both requests.
-    expect(p.seen).toEqual([{ method: 'CONNECT', target: `127.0.0.1:${port}`, proxyAuthorization: undefined, status: 200 }]);
+    expect(p.seen).toEqual([
+      { method: 'CONNECT', target: `127.0.0.1:${port}`, proxyAuthorization: undefined, status: 200 },
+    ]);
     expect(s.validRequests()).toHaveLength(2);
   });
 
   it('prefers the lower-case https_proxy, and takes a proxy URL without a scheme as http://, as curl does', async () => {
     const s = await serve([answer('via the proxy')], { tls: certs.server });
     const p = await useProxy();
-    const env = { https_proxy: `127.0.0.1:${p.port}`, HTTPS_PROXY: `http://127.0.0.1:${await closedPort()}`, NODE_EXTRA_CA_CERTS: certs.caFile };
+    const env = {
+      https_proxy: `127.0.0.1:${p.port}`,
+      HTTPS_PROXY: `http://127.0.0.1:${await closedPort()}`,
+      NODE_EXTRA_CA_CERTS: certs.caFile,
+    };
     const run = await runAgent(['go'], s.url, { env });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('via the proxy\n');
@@ -65,7 +76,9 @@ describe('requests through a proxy', () => {
     const run = await runAgent(['go'], s.url, { env: { HTTP_PROXY: p.url, HTTPS_PROXY: 'http://127.0.0.1:9' } });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('forwarded\n');
-    expect(p.seen).toEqual([{ method: 'POST', target: `${s.url}/v1/messages`, proxyAuthorization: undefined, status: 200 }]);
+    expect(p.seen).toEqual([
+      { method: 'POST', target: `${s.url}/v1/messages`, proxyAuthorization: undefined, status: 200 },
+    ]);
     expect(s.validRequests()).toHaveLength(1);
   });
 
@@ -92,7 +105,11 @@ describe('requests through a proxy', () => {
   it('prints neither the API key nor the proxy password with DEBUG=*', async () => {
     const s = await serve([answer('quiet')]);
     const p = await useProxy({ credentials: { user: 'ci', password: 'proxy-secret' } });
-    const env = { DEBUG: '*', ANTHROPIC_API_KEY: 'sk-ant-api03-not-for-logs', HTTP_PROXY: `http://ci:proxy-secret@127.0.0.1:${p.port}` };
+    const env = {
+      DEBUG: '*',
+      ANTHROPIC_API_KEY: 'sk-ant-api03-not-for-logs',
+      HTTP_PROXY: `http://ci:proxy-secret@127.0.0.1:${p.port}`,
+    };
     const run = await runAgent(['go'], s.url, { env });
     expect(run.code).toBe(0);
     expect(p.seen).toHaveLength(1);
@@ -111,7 +128,9 @@ describe('NO_PROXY', () => {
   ])('bypasses the proxy for %s', async (_what, noProxy) => {
     const s = await serve([answer('direct')]);
     const p = await useProxy({ refuseWith: 403 });
-    const run = await runAgent(['go'], s.url, { env: { HTTP_PROXY: p.url, NO_PROXY: noProxy.replace('{port}', new URL(s.url).port) } });
+    const run = await runAgent(['go'], s.url, {
+      env: { HTTP_PROXY: p.url, NO_PROXY: noProxy.replace('{port}', new URL(s.url).port) },
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('direct\n');
     expect(p.seen).toEqual([]);
@@ -145,7 +164,9 @@ describe('a proxy that fails', () => {
     const p = await useProxy({ credentials: { user: 'ci', password: 'right' } });
     const run = await runAgent(['go'], s.url, { env: { HTTPS_PROXY: p.url, NODE_EXTRA_CA_CERTS: certs.caFile } });
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain(`The proxy http://127.0.0.1:${p.port} (from HTTPS_PROXY) answered 407 Proxy Authentication Required to CONNECT 127.0.0.1:`);
+    expect(run.stderr).toContain(
+      `The proxy http://127.0.0.1:${p.port} (from HTTPS_PROXY) answered 407 Proxy Authentication Required to CONNECT 127.0.0.1:`,
+    );
     expect(run.stderr).toContain('put them in HTTPS_PROXY as http://user:password@host:port');
     expect(run.stderr).not.toMatch(/retrying/);
     expect(p.seen).toHaveLength(1);
@@ -157,7 +178,9 @@ describe('a proxy that fails', () => {
     const p = await useProxy({ credentials: { user: 'ci', password: 'right' } });
     const run = await runAgent(['go'], s.url, { env: { HTTP_PROXY: p.url } });
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain(`(from HTTP_PROXY) answered 407 Proxy Authentication Required to a request for 127.0.0.1:${new URL(s.url).port}`);
+    expect(run.stderr).toContain(
+      `(from HTTP_PROXY) answered 407 Proxy Authentication Required to a request for 127.0.0.1:${new URL(s.url).port}`,
+    );
     expect(run.stderr).toContain('put them in HTTP_PROXY as http://user:password@host:port');
     expect(p.seen).toHaveLength(1);
     expect(s.requests).toEqual([]);
@@ -166,7 +189,9 @@ describe('a proxy that fails', () => {
   it('rejects wrong credentials with 407: exit 3, the password never printed', async () => {
     const s = await serve([answer('never')], { tls: certs.server });
     const p = await useProxy({ credentials: { user: 'ci', password: 'right' } });
-    const run = await runAgent(['go'], s.url, { env: { HTTPS_PROXY: `http://ci:wrong-secret@127.0.0.1:${p.port}`, NODE_EXTRA_CA_CERTS: certs.caFile } });
+    const run = await runAgent(['go'], s.url, {
+      env: { HTTPS_PROXY: `http://ci:wrong-secret@127.0.0.1:${p.port}`, NODE_EXTRA_CA_CERTS: certs.caFile },
+    });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain(`http://ci:***@127.0.0.1:${p.port}`);
     expect(run.stderr).toContain('did not accept the user name and password in HTTPS_PROXY');
@@ -176,7 +201,9 @@ describe('a proxy that fails', () => {
   it('answers CONNECT with 403: exit 3 at once, saying so', async () => {
     const s = await serve([answer('never')], { tls: certs.server });
     const p = await useProxy({ refuseWith: 403 });
-    const run = await runAgent(['--output-format', 'json', 'go'], s.url, { env: { HTTPS_PROXY: p.url, NODE_EXTRA_CA_CERTS: certs.caFile } });
+    const run = await runAgent(['--output-format', 'json', 'go'], s.url, {
+      env: { HTTPS_PROXY: p.url, NODE_EXTRA_CA_CERTS: certs.caFile },
+    });
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/answered 403 Forbidden to CONNECT 127\.0\.0\.1:\d+/);
     expect(run.stderr).toContain('does not allow connections to 127.0.0.1');
@@ -208,10 +235,22 @@ describe('a proxy that fails', () => {
 
 describe('proxy settings that cannot be used', () => {
   it.each([
-    ['a SOCKS proxy', 'socks5://user:hidden@127.0.0.1:1080', /HTTPS_PROXY=socks5:\/\/user:\*\*\*@127\.0\.0\.1:1080: SOCKS proxies are not supported/],
-    ['an unknown scheme', 'ftp://127.0.0.1:2121', /HTTPS_PROXY=ftp:\/\/127\.0\.0\.1:2121: the ftp:\/\/ scheme is not supported/],
+    [
+      'a SOCKS proxy',
+      'socks5://user:hidden@127.0.0.1:1080',
+      /HTTPS_PROXY=socks5:\/\/user:\*\*\*@127\.0\.0\.1:1080: SOCKS proxies are not supported/,
+    ],
+    [
+      'an unknown scheme',
+      'ftp://127.0.0.1:2121',
+      /HTTPS_PROXY=ftp:\/\/127\.0\.0\.1:2121: the ftp:\/\/ scheme is not supported/,
+    ],
     ['no host', 'http://', /HTTPS_PROXY is not a valid proxy URL: 'http:\/\/'/],
-    ['a malformed URL', 'http://user:hidden@127.0.0.1:99999', /HTTPS_PROXY is not a valid proxy URL: 'http:\/\/user:\*\*\*@127\.0\.0\.1:99999'/],
+    [
+      'a malformed URL',
+      'http://user:hidden@127.0.0.1:99999',
+      /HTTPS_PROXY is not a valid proxy URL: 'http:\/\/user:\*\*\*@127\.0\.0\.1:99999'/,
+    ],
   ])('%s is exit 2 before any request', async (_what, value, message) => {
     const s = await serve([answer('never')], { tls: certs.server });
     const run = await runAgent(['go'], s.url, { env: { HTTPS_PROXY: value } });
@@ -224,7 +263,9 @@ describe('proxy settings that cannot be used', () => {
 
   it('is not checked when NO_PROXY exempts the API host, as curl would not use it', async () => {
     const s = await serve([answer('direct')]);
-    const run = await runAgent(['go'], s.url, { env: { HTTP_PROXY: 'socks5://127.0.0.1:1080', NO_PROXY: '127.0.0.1' } });
+    const run = await runAgent(['go'], s.url, {
+      env: { HTTP_PROXY: 'socks5://127.0.0.1:1080', NO_PROXY: '127.0.0.1' },
+    });
     expect(run.code).toBe(0);
   });
 });

@@ -4,7 +4,12 @@ import { secretPatterns } from '../src/shell/secret-mask.js';
 import { createRedactor } from '../src/sinks/redactor.js';
 
 const TOKEN = 'ghp_redactorSecret0123456789';
-const redactor = createRedactor(secretPatterns([{ name: 'GITHUB_TOKEN', value: TOKEN }, { name: 'ODD_SECRET', value: 'quote"back\\slash' }]));
+const redactor = createRedactor(
+  secretPatterns([
+    { name: 'GITHUB_TOKEN', value: TOKEN },
+    { name: 'ODD_SECRET', value: 'quote"back\\slash' },
+  ]),
+);
 const SPLIT = `${TOKEN.slice(0, 9)}\u001b[0m${TOKEN.slice(9)}`;
 
 describe('plain text', () => {
@@ -31,7 +36,9 @@ describe('plain text', () => {
 describe('JSON', () => {
   it('masks every string, keys too, and values that JSON escapes', () => {
     const text = redactor.json({ [TOKEN]: [`say ${TOKEN}`, 'quote"back\\slash', 3, null, true] });
-    expect(JSON.parse(text)).toEqual({ '[redacted: GITHUB_TOKEN]': ['say [redacted: GITHUB_TOKEN]', '[redacted: ODD_SECRET]', 3, null, true] });
+    expect(JSON.parse(text)).toEqual({
+      '[redacted: GITHUB_TOKEN]': ['say [redacted: GITHUB_TOKEN]', '[redacted: ODD_SECRET]', 3, null, true],
+    });
   });
 
   it('writes a string in which a value shows once its controls are dropped cleaned and masked', () => {

@@ -6,7 +6,18 @@ import { numberedLinesCommand } from './support/bench-workloads.js';
 import { isRunning, pidIn, waitUntil } from './support/processes.js';
 import { answer, bash, readRecords } from './support/run-agent.js';
 import {
-  agentIn, killWhen, mergedMessages, newPlace, onlySessionId, resultOf, sessionDirEntries, sessionPathOf, sessionsDirOf, shapeOf, textOf, useScratch,
+  agentIn,
+  killWhen,
+  mergedMessages,
+  newPlace,
+  onlySessionId,
+  resultOf,
+  sessionDirEntries,
+  sessionPathOf,
+  sessionsDirOf,
+  shapeOf,
+  textOf,
+  useScratch,
 } from './support/session-files.js';
 import type { TestServer, Turn } from './support/server.js';
 import { useServer } from './support/use-server.js';
@@ -36,7 +47,13 @@ describe('--resume and --continue', () => {
       cache_read_input_tokens: after.cache_read_input_tokens - before.cache_read_input_tokens,
     });
     expect(result.total_cost_usd).toBeLessThan(resultOf(first).total_cost_usd + result.total_cost_usd);
-    expect(shapeOf(lastRequest(s))).toEqual(['user: text', 'assistant: tool_use', 'user: tool_result', 'assistant: text', 'user: text']);
+    expect(shapeOf(lastRequest(s))).toEqual([
+      'user: text',
+      'assistant: tool_use',
+      'user: tool_result',
+      'assistant: text',
+      'user: text',
+    ]);
     expect(textOf(mergedMessages(lastRequest(s)).at(-1)!.blocks)).toBe('now read them');
     expect(s.rejections()).toEqual([]);
     const types = readRecords(sessionPathOf(where.state, id)).map((record) => record.type);
@@ -67,11 +84,17 @@ describe('--resume and --continue', () => {
     const id = resultOf(first).session_id;
     const second = await agent(s, where, ['-r', id, 'go on']);
     expect(second.code).toBe(0);
-    expect(second.stderr).toMatch(/ended \(error_max_turns\) before running 1 command the model asked for; the model is told it was not run/);
+    expect(second.stderr).toMatch(
+      /ended \(error_max_turns\) before running 1 command the model asked for; the model is told it was not run/,
+    );
     expect(existsSync(join(where.cwd, 'made-it'))).toBe(false);
     expect(shapeOf(lastRequest(s))).toEqual(['user: text', 'assistant: tool_use', 'user: tool_result text']);
     const resumed = mergedMessages(lastRequest(s)).at(-1)!.blocks;
-    expect(resumed[0]).toMatchObject({ type: 'tool_result', is_error: true, content: 'Not run: the previous run ended (error_max_turns) before this command started.' });
+    expect(resumed[0]).toMatchObject({
+      type: 'tool_result',
+      is_error: true,
+      content: 'Not run: the previous run ended (error_max_turns) before this command started.',
+    });
     expect(s.rejections()).toEqual([]);
     // The results the model was given are in the session file, so the next load needs no repair.
     const third = await agent(s, where, ['-r', id, 'and again']);
@@ -79,10 +102,12 @@ describe('--resume and --continue', () => {
     expect(third.stderr).not.toMatch(/interrupted|not run/);
   });
 
-  it('after SIGINT mid-command: the killed command\'s partial output is in the session, and the run goes on from it', async () => {
+  it("after SIGINT mid-command: the killed command's partial output is in the session, and the run goes on from it", async () => {
     const where = place();
     const s = await serve([bash('echo partial; sleep 100 & echo $! > sleep.pid; wait'), answer('resumed')]);
-    const first = await agent(s, where, ['start it'], { onSpawn: killWhen(() => pidIn(join(where.cwd, 'sleep.pid')) > 0, 'SIGINT') });
+    const first = await agent(s, where, ['start it'], {
+      onSpawn: killWhen(() => pidIn(join(where.cwd, 'sleep.pid')) > 0, 'SIGINT'),
+    });
     expect(first.code).toBe(130);
     const id = resultOf(first).session_id;
     expect(await waitUntil(() => !isRunning(pidIn(join(where.cwd, 'sleep.pid'))), 2000)).toBe(true);
@@ -90,16 +115,26 @@ describe('--resume and --continue', () => {
     expect(second.code).toBe(0);
     expect(second.stderr).not.toMatch(/warning/);
     const resumed = mergedMessages(lastRequest(s)).at(-1)!.blocks;
-    expect(resumed[0]).toMatchObject({ type: 'tool_result', is_error: true, content: expect.stringMatching(/partial[\s\S]*aborted/) });
+    expect(resumed[0]).toMatchObject({
+      type: 'tool_result',
+      is_error: true,
+      content: expect.stringMatching(/partial[\s\S]*aborted/),
+    });
     expect(textOf(resumed)).toBe('go on');
     expect(s.rejections()).toEqual([]);
   });
 
   it('after SIGKILL mid-stream: the reply that was cut off is not in the session, its dead writer does not hold it, and the API accepts the rest', async () => {
     const where = place();
-    const slow: Turn = { kind: 'message', content: [{ type: 'text', text: 'a long reply that never finishes streaming' }], chunkDelayMs: 400 };
+    const slow: Turn = {
+      kind: 'message',
+      content: [{ type: 'text', text: 'a long reply that never finishes streaming' }],
+      chunkDelayMs: 400,
+    };
     const s = await serve([slow, answer('done')]);
-    const first = await agent(s, where, ['first prompt'], { onSpawn: killWhen(() => s.requests.length === 1, 'SIGKILL') });
+    const first = await agent(s, where, ['first prompt'], {
+      onSpawn: killWhen(() => s.requests.length === 1, 'SIGKILL'),
+    });
     expect(first.signal).toBe('SIGKILL');
     const id = onlySessionId(where.state);
     // The killed run named itself as the session's writer, and never wrote its result.
@@ -127,7 +162,11 @@ describe('--resume and --continue', () => {
     expect(third.code).toBe(0);
     expect(third.stderr).toMatch(/cut off during 1 command/);
     const resumed = mergedMessages(lastRequest(s)).at(-1)!.blocks;
-    expect(resumed[0]).toMatchObject({ type: 'tool_result', is_error: true, content: expect.stringMatching(/^Interrupted/) });
+    expect(resumed[0]).toMatchObject({
+      type: 'tool_result',
+      is_error: true,
+      content: expect.stringMatching(/^Interrupted/),
+    });
     expect(s.rejections()).toEqual([]);
     expect(sessionDirEntries(where.state)).not.toContain(`${id}.lock`);
   });
@@ -144,11 +183,14 @@ describe('--resume and --continue', () => {
     expect(second.code).toBe(0);
     expect(resultOf(second)).toMatchObject({ num_turns: 1, result: 'fits' });
     expect(small.rejections()).toEqual([]);
-    const results = mergedMessages(lastRequest(small)).flatMap((message) => message.blocks).filter((block) => block.type === 'tool_result');
+    const results = mergedMessages(lastRequest(small))
+      .flatMap((message) => message.blocks)
+      .filter((block) => block.type === 'tool_result');
     expect(results).toHaveLength(6);
-    expect(results.filter((block) => String(block.content).startsWith('[output elided to save context')).length).toBeGreaterThanOrEqual(3);
+    expect(
+      results.filter((block) => String(block.content).startsWith('[output elided to save context')).length,
+    ).toBeGreaterThanOrEqual(3);
     // The session keeps the outputs whole: eliding is for the request, not the record.
     expect(readFileSync(sessionPathOf(where.state, id), 'utf8')).not.toContain('output elided');
   });
 });
-

@@ -1,7 +1,17 @@
 // The home directory under --sandbox: hidden behind an empty private one, the working directory still visible,
 // --sandbox-expose paths shown read-only. First the wrapper under real bubblewrap, then through the binary.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,16 +20,20 @@ import { answer, bash, runAgent, tempDir, toolResults } from './support/run-agen
 import type { TestServer } from './support/server.js';
 import { useServer } from './support/use-server.js';
 
-const bwrapPath = (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'bwrap')).find((candidate) => {
-  try {
-    accessSync(candidate, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-});
+const bwrapPath = (process.env.PATH ?? '')
+  .split(delimiter)
+  .map((dir) => join(dir, 'bwrap'))
+  .find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 
-const FAKE_KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nZmFrZS1rZXktZm9yLWEtdGVzdA==\n-----END OPENSSH PRIVATE KEY-----\n';
+const FAKE_KEY =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nZmFrZS1rZXktZm9yLWEtdGVzdA==\n-----END OPENSSH PRIVATE KEY-----\n';
 const KEY_BODY = 'ZmFrZS1rZXktZm9yLWEtdGVzdA==';
 
 const dirs: string[] = [];
@@ -53,13 +67,25 @@ describe.skipIf(bwrapPath === undefined)('sandboxWrap: the home directory', () =
   const run = (workDir: string, script: string, options: SandboxOptions): SpawnSyncReturns<string> => {
     const stateDir = tempDir('agent-home-state-');
     dirs.push(stateDir);
-    const [command, ...args] = sandboxWrap(bwrapPath!, workDir, options)(['bash', '-c', script], { cwd: workDir, stateDir }) as [string, ...string[]];
-    return spawnSync(command, args, { encoding: 'utf8', timeout: 15_000, env: { ...process.env, HOME: options.home ?? '' } });
+    const [command, ...args] = sandboxWrap(
+      bwrapPath!,
+      workDir,
+      options,
+    )(['bash', '-c', script], { cwd: workDir, stateDir }) as [string, ...string[]];
+    return spawnSync(command, args, {
+      encoding: 'utf8',
+      timeout: 15_000,
+      env: { ...process.env, HOME: options.home ?? '' },
+    });
   };
 
   it('hides the home behind an empty directory, and shows the working directory inside it, writable', () => {
     const { home, project } = fakeHome();
-    const result = run(project, `ls -A ${home}; cat ${home}/.ssh/id_rsa; echo made > ${project}/out.txt && cat README`, { home });
+    const result = run(
+      project,
+      `ls -A ${home}; cat ${home}/.ssh/id_rsa; echo made > ${project}/out.txt && cat README`,
+      { home },
+    );
     expect(result.stdout).toBe('project\nthe task\n');
     expect(result.stderr).toContain('No such file or directory');
     expect(readFileSync(join(project, 'out.txt'), 'utf8')).toBe('made\n');
@@ -103,7 +129,11 @@ describe.skipIf(bwrapPath === undefined)('sandboxWrap: the home directory', () =
 
 describe.skipIf(bwrapPath === undefined)('--sandbox through the binary: the home directory', () => {
   const serve = useServer();
-  const resultsOf = (s: TestServer) => s.validRequests().slice(1).map((request) => toolResults(request)[0]!.content);
+  const resultsOf = (s: TestServer) =>
+    s
+      .validRequests()
+      .slice(1)
+      .map((request) => toolResults(request)[0]!.content);
 
   it('a model that runs cat ~/.ssh/id_rsa gets no key (and without --sandbox it would)', async () => {
     const { home, project } = fakeHome();
@@ -129,7 +159,10 @@ describe.skipIf(bwrapPath === undefined)('--sandbox through the binary: the home
       bash('cat ~/note'),
       answer('done'),
     ]);
-    const run = await runAgent(['--sandbox', '--sandbox-expose', '~/.gitconfig', 'go'], s.url, { cwd: project, env: { HOME: home } });
+    const run = await runAgent(['--sandbox', '--sandbox-expose', '~/.gitconfig', 'go'], s.url, {
+      cwd: project,
+      env: { HOME: home },
+    });
     expect(run.code).toBe(0);
     const [first, second] = resultsOf(s);
     expect(first).toContain('name = Test User');
@@ -151,7 +184,10 @@ describe.skipIf(bwrapPath === undefined)('--sandbox through the binary: the home
   });
 
   it.each([
-    [['--sandbox', '--sandbox-expose', '/nonexistent/agent-expose'], /--sandbox-expose: \/nonexistent\/agent-expose does not exist/],
+    [
+      ['--sandbox', '--sandbox-expose', '/nonexistent/agent-expose'],
+      /--sandbox-expose: \/nonexistent\/agent-expose does not exist/,
+    ],
     [['--sandbox-expose', '/etc/hostname'], /--sandbox-expose only applies with --sandbox/],
   ])('%j is exit 2 before any request', async (args, message) => {
     const { project } = fakeHome();

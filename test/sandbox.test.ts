@@ -23,7 +23,9 @@ function findOnPath(name: string): string | undefined {
 
 const bwrapPath = findOnPath('bwrap');
 if (bwrapPath === undefined) {
-  console.warn('sandbox tests skipped: bubblewrap (bwrap) is not installed; install it with apt-get install bubblewrap');
+  console.warn(
+    'sandbox tests skipped: bubblewrap (bwrap) is not installed; install it with apt-get install bubblewrap',
+  );
 }
 
 describe('probeSandbox', () => {
@@ -82,7 +84,9 @@ describe.skipIf(bwrapPath === undefined)('commands under the sandbox', () => {
     expect(argv[0]).toBe(bwrapPath);
     expect(argv.slice(-5)).toEqual(['--chdir', workDir, '--', 'bash', '-c', 'true'].slice(-5));
     expect(argv.indexOf('--tmpfs')).toBeLessThan(argv.indexOf(workDir));
-    expect(argv).toEqual(expect.arrayContaining(['--unshare-net', '--unshare-pid', '--die-with-parent', '--new-session']));
+    expect(argv).toEqual(
+      expect.arrayContaining(['--unshare-net', '--unshare-pid', '--die-with-parent', '--new-session']),
+    );
   });
 
   it('cannot write outside the working directory', () => {
@@ -108,7 +112,11 @@ describe.skipIf(bwrapPath === undefined)('commands under the sandbox', () => {
   it('the state directory is read-only, but for its writable directory', () => {
     const writableDir = join(stateDir, 'rw');
     mkdirSync(writableDir, { recursive: true });
-    const [command, ...args] = wrap(['bash', '-c', `pwd > ${writableDir}/cwd; echo x > ${stateDir}/planted`], { cwd: workDir, stateDir, writableDir }) as [string, ...string[]];
+    const [command, ...args] = wrap(['bash', '-c', `pwd > ${writableDir}/cwd; echo x > ${stateDir}/planted`], {
+      cwd: workDir,
+      stateDir,
+      writableDir,
+    }) as [string, ...string[]];
     const result = spawnSync(command, args, { encoding: 'utf8', timeout: 15_000 });
     expect(result.stderr).toContain('Read-only file system');
     expect(readFileSync(join(writableDir, 'cwd'), 'utf8')).toBe(`${workDir}\n`);
@@ -149,10 +157,13 @@ describe.skipIf(bwrapPath === undefined)('commands under the sandbox', () => {
 
   it('killing the outer process group kills everything inside', async () => {
     const marker = `${5000 + (process.pid % 1000)}.5`;
-    const [command, ...args] = wrap(['bash', '-c', `sleep ${marker} & (setsid sleep ${marker} &); echo started; wait`], {
-      cwd: workDir,
-      stateDir,
-    }) as [string, ...string[]];
+    const [command, ...args] = wrap(
+      ['bash', '-c', `sleep ${marker} & (setsid sleep ${marker} &); echo started; wait`],
+      {
+        cwd: workDir,
+        stateDir,
+      },
+    ) as [string, ...string[]];
     const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     // "started" can come before both sleeps have exec'd.

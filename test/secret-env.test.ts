@@ -86,7 +86,12 @@ describe('splitEnvironment', () => {
   it('withholds secrets and the API credentials, sorted by name', () => {
     const { kept, withheld } = splitEnvironment(base);
     expect(kept).toEqual({ PATH: '/usr/bin' });
-    expect(withheld.map((variable) => variable.name)).toEqual(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'GITHUB_TOKEN', 'NPM_TOKEN']);
+    expect(withheld.map((variable) => variable.name)).toEqual([
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_AUTH_TOKEN',
+      'GITHUB_TOKEN',
+      'NPM_TOKEN',
+    ]);
   });
 
   it('lets through what --pass-env matches, never the API credentials', () => {

@@ -116,11 +116,20 @@ describe('secretPatterns', () => {
     const value = '-----BEGIN KEY-----\r\nMIIEabcdefgh1234\r\nshort\r\n-----END KEY-----\r\n';
     const patterns = secretPatterns([{ name: 'DEPLOY_PRIVATE_KEY', value }]).map((pattern) => pattern.value);
     expect(patterns).toEqual(
-      expect.arrayContaining([value, value.trim(), value.replace(/\r\n/g, '\n'), 'MIIEabcdefgh1234', '-----BEGIN KEY-----', '-----END KEY-----']),
+      expect.arrayContaining([
+        value,
+        value.trim(),
+        value.replace(/\r\n/g, '\n'),
+        'MIIEabcdefgh1234',
+        '-----BEGIN KEY-----',
+        '-----END KEY-----',
+      ]),
     );
     expect(patterns).not.toContain('short');
     const printed = `key:\n${value.replace(/\r\n/g, '\n')}done\n`;
-    expect(maskText(printed, secretPatterns([{ name: 'DEPLOY_PRIVATE_KEY', value }]))).toBe('key:\n[redacted: DEPLOY_PRIVATE_KEY]done\n');
+    expect(maskText(printed, secretPatterns([{ name: 'DEPLOY_PRIVATE_KEY', value }]))).toBe(
+      'key:\n[redacted: DEPLOY_PRIVATE_KEY]done\n',
+    );
     // `echo $KEY` joins the lines with spaces: each line is still hidden.
     const echoed = value.split('\r\n').join(' ');
     expect(maskText(echoed, secretPatterns([{ name: 'DEPLOY_PRIVATE_KEY', value }]))).not.toContain('MIIEabcdefgh1234');
@@ -141,7 +150,13 @@ describe('SecretMasker as a stream', () => {
       expect(streamed(text, [secret], [cut])).toBe('before [redacted: GITHUB_TOKEN] after');
     }
     // One character at a time.
-    expect(streamed(text, [secret], [...text].map((_, i) => i))).toBe('before [redacted: GITHUB_TOKEN] after');
+    expect(
+      streamed(
+        text,
+        [secret],
+        [...text].map((_, i) => i),
+      ),
+    ).toBe('before [redacted: GITHUB_TOKEN] after');
   });
 
   it('holds back only an end that begins a value, and gives it out once it turns out otherwise', () => {
@@ -169,10 +184,14 @@ describe('SecretMasker as a stream', () => {
   it('gives the same text as the reference for random values, texts and chunkings', () => {
     const next = random(1234);
     const below = (n: number) => Math.floor(next() * n);
-    const pick = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[below(alphabet.length)]).join('');
+    const pick = (alphabet: string, length: number) =>
+      Array.from({ length }, () => alphabet[below(alphabet.length)]).join('');
     let redacted = 0;
     for (let round = 0; round < 3_000; round++) {
-      const secrets = Array.from({ length: 1 + below(3) }, (_, i) => ({ name: `S${i}_TOKEN`, value: pick(round % 2 ? 'ab' : 'abc', 8 + below(5)) }));
+      const secrets = Array.from({ length: 1 + below(3) }, (_, i) => ({
+        name: `S${i}_TOKEN`,
+        value: pick(round % 2 ? 'ab' : 'abc', 8 + below(5)),
+      }));
       // Texts made of whole values, pieces of values and filler, so that occurrences overlap, chain and straddle cuts.
       const pieces = Array.from({ length: below(14) }, () => {
         const { value } = secrets[below(secrets.length)]!;
@@ -186,7 +205,8 @@ describe('SecretMasker as a stream', () => {
       const cuts = Array.from({ length: below(10) }, () => below(text.length + 1)).sort((a, b) => a - b);
       const expected = referenceMask(text, secrets);
       const got = streamed(text, secrets, cuts);
-      if (got !== expected) throw new Error(`round ${round}: ${JSON.stringify({ secrets, text, cuts, got, expected })}`);
+      if (got !== expected)
+        throw new Error(`round ${round}: ${JSON.stringify({ secrets, text, cuts, got, expected })}`);
       for (const { value } of secrets) expect(got).not.toContain(value);
       if (got !== text) redacted++;
     }
@@ -212,7 +232,12 @@ describe('OutputCapture with a mask', () => {
     dirs.push(dir);
     const secret = { name: 'AWS_SECRET_ACCESS_KEY', value: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
     const previews: string[] = [];
-    const capture = new OutputCapture({ maxChars: 1_000, spillDir: dir, onOutput: (text) => previews.push(text), mask: new SecretMasker([secret]) });
+    const capture = new OutputCapture({
+      maxChars: 1_000,
+      spillDir: dir,
+      onOutput: (text) => previews.push(text),
+      mask: new SecretMasker([secret]),
+    });
     const filler = 'line of ordinary output\n'.repeat(200);
     const whole = `${secret.value}\n${filler}${secret.value}\n${filler}end ${secret.value}`;
     for (let at = 0; at < whole.length; at += 7) capture.write(whole.slice(at, at + 7));

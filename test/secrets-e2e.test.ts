@@ -42,7 +42,8 @@ const FORBIDDEN = [
 
 function expectNoSecret(text: string, where: string): void {
   for (const value of FORBIDDEN) {
-    if (text.includes(value)) throw new Error(`${where} shows the secret ${JSON.stringify(value)}:\n${text.slice(0, 4_000)}`);
+    if (text.includes(value))
+      throw new Error(`${where} shows the secret ${JSON.stringify(value)}:\n${text.slice(0, 4_000)}`);
   }
 }
 
@@ -51,7 +52,9 @@ function allResults(request: RecordedRequest): string[] {
   const messages = request.body.messages as Array<{ role: string; content: unknown }>;
   return messages.flatMap((message) =>
     Array.isArray(message.content)
-      ? (message.content as Array<{ type: string; content?: unknown }>).filter((block) => block.type === 'tool_result').map((block) => messageText(block.content))
+      ? (message.content as Array<{ type: string; content?: unknown }>)
+          .filter((block) => block.type === 'tool_result')
+          .map((block) => messageText(block.content))
       : [],
   );
 }
@@ -59,7 +62,11 @@ function allResults(request: RecordedRequest): string[] {
 /** The model's final answer repeats everything its commands printed, so stdout carries it too. */
 const answerWithAllResults: Turn = (request) => answer(allResults(request).join('\n---\n'));
 
-const resultsOf = (s: TestServer) => s.validRequests().slice(1).map((request) => toolResults(request)[0]!.content);
+const resultsOf = (s: TestServer) =>
+  s
+    .validRequests()
+    .slice(1)
+    .map((request) => toolResults(request)[0]!.content);
 
 /** A file in the working directory that holds the secrets' values, as a config file or a log might. */
 function writeLeakyFile(dir: string): void {
@@ -109,7 +116,10 @@ describe('the commands never get a secret value back', () => {
     expect(run.code).toBe(0);
     expectNoSecret(run.stdout, 'stdout');
     expect(run.stdout).toContain('[redacted: AWS_SECRET_ACCESS_KEY]');
-    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; result?: string });
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; result?: string });
     expect(lines.at(-1)!.result).toContain('[redacted: GITHUB_TOKEN]');
   });
 
@@ -153,7 +163,10 @@ describe('masking holds where output is split or cut', () => {
     const dir = workDir();
     const value = SECRETS.GITHUB_TOKEN;
     const [first, second] = [value.slice(0, 10), value.slice(10)];
-    const s = await serve([bash(`printf 'token=%s' '${first}'; sleep 0.3; printf '%s!\\n' '${second}'`), answer('done')]);
+    const s = await serve([
+      bash(`printf 'token=%s' '${first}'; sleep 0.3; printf '%s!\\n' '${second}'`),
+      answer('done'),
+    ]);
     const run = await runAgent(['-v', 'go'], s.url, { cwd: dir, env: ENV });
     expect(run.code).toBe(0);
     expect(resultsOf(s)[0]).toBe('token=[redacted: GITHUB_TOKEN]!');
@@ -186,13 +199,19 @@ describe('--pass-env', () => {
   it('lets the named variables through, unmasked, and never the API credential', async () => {
     const dir = workDir();
     const s = await serve([
-      bash('printenv GITHUB_TOKEN; printenv DATABASE_URL; printenv AWS_SECRET_ACCESS_KEY; echo "api=[${ANTHROPIC_API_KEY:-}]"'),
+      bash(
+        'printenv GITHUB_TOKEN; printenv DATABASE_URL; printenv AWS_SECRET_ACCESS_KEY; echo "api=[${ANTHROPIC_API_KEY:-}]"',
+      ),
       answer('done'),
     ]);
-    const run = await runAgent(['--pass-env', 'GITHUB_TOKEN', '--pass-env', 'DATA*_URL', '--pass-env', 'ANTHROPIC_*', 'go'], s.url, {
-      cwd: dir,
-      env: ENV,
-    });
+    const run = await runAgent(
+      ['--pass-env', 'GITHUB_TOKEN', '--pass-env', 'DATA*_URL', '--pass-env', 'ANTHROPIC_*', 'go'],
+      s.url,
+      {
+        cwd: dir,
+        env: ENV,
+      },
+    );
     expect(run.code).toBe(0);
     expect(resultsOf(s)[0]).toBe(`${SECRETS.GITHUB_TOKEN}\n${SECRETS.DATABASE_URL}\napi=[]`);
   });

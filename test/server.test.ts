@@ -35,7 +35,12 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the request to fail');
 }
 
-function post(server: TestServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+function post(
+  server: TestServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(server.url + path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': 'k', ...headers },
@@ -61,7 +66,15 @@ describe('responses through the real SDK', () => {
 
   it('streams a tool_use turn whose input round-trips, with a generated id', async () => {
     const input = { command: 'printf "%s\\n" "ünïcödé 🎉" | wc -c', nested: { list: [1, 2, { deep: null }] } };
-    const server = await serve([{ kind: 'message', content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', name: 'bash', input }] }]);
+    const server = await serve([
+      {
+        kind: 'message',
+        content: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_use', name: 'bash', input },
+        ],
+      },
+    ]);
     const message = await stream(clientFor(server), hello()).finalMessage();
     expect(message.stop_reason).toBe('tool_use');
     const tool = message.content[1];
@@ -72,7 +85,15 @@ describe('responses through the real SDK', () => {
   });
 
   it('streams thinking with its signature', async () => {
-    const server = await serve([{ kind: 'message', content: [{ type: 'thinking', thinking: 'Hmm.', signature: 'sig' }, { type: 'text', text: 'Done' }] }]);
+    const server = await serve([
+      {
+        kind: 'message',
+        content: [
+          { type: 'thinking', thinking: 'Hmm.', signature: 'sig' },
+          { type: 'text', text: 'Done' },
+        ],
+      },
+    ]);
     const message = await stream(clientFor(server), hello()).finalMessage();
     expect(message.content[0]).toEqual({ type: 'thinking', thinking: 'Hmm.', signature: 'sig' });
   });
@@ -83,22 +104,41 @@ describe('responses through the real SDK', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     expect(response.headers.get('request-id')).toMatch(/^req_/);
     const raw = await response.text();
-    const events = raw.split('\n\n').filter(Boolean).map((chunk) => {
-      const match = /^event: (\S+)\ndata: (.*)$/s.exec(chunk);
-      if (!match) throw new Error(`bad frame: ${JSON.stringify(chunk)}`);
-      return { name: match[1], data: JSON.parse(match[2] ?? '') };
-    });
+    const events = raw
+      .split('\n\n')
+      .filter(Boolean)
+      .map((chunk) => {
+        const match = /^event: (\S+)\ndata: (.*)$/s.exec(chunk);
+        if (!match) throw new Error(`bad frame: ${JSON.stringify(chunk)}`);
+        return { name: match[1], data: JSON.parse(match[2] ?? '') };
+      });
     expect(events.map((event) => event.name)).toEqual([
-      'message_start', 'ping', 'content_block_start', 'content_block_delta', 'content_block_delta',
-      'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'ping',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
     expect(events[0]?.data.message.content).toEqual([]);
     expect(events[3]?.data.delta.text + events[4]?.data.delta.text).toBe('abcdefgh');
-    expect(events[6]?.data).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: { output_tokens: Math.ceil(8 / 3) } });
+    expect(events[6]?.data).toMatchObject({
+      delta: { stop_reason: 'end_turn' },
+      usage: { output_tokens: Math.ceil(8 / 3) },
+    });
   });
 
   it('answers a non-streamed create with the JSON message', async () => {
-    const server = await serve([{ kind: 'message', content: [{ type: 'tool_use', id: 'toolu_fixed', name: 'bash', input: { command: 'ls' } }], stop_reason: 'max_tokens', usage: { output_tokens: 7 } }]);
+    const server = await serve([
+      {
+        kind: 'message',
+        content: [{ type: 'tool_use', id: 'toolu_fixed', name: 'bash', input: { command: 'ls' } }],
+        stop_reason: 'max_tokens',
+        usage: { output_tokens: 7 },
+      },
+    ]);
     const message = await create(clientFor(server), hello());
     expect(message).toMatchObject({
       type: 'message',
@@ -119,7 +159,10 @@ describe('responses through the real SDK', () => {
   it('counts tokens without consuming a turn', async () => {
     const server = await serve([textTurn('after counting')]);
     const client = clientFor(server);
-    const counted = await client.messages.countTokens({ model: 'claude-test', messages: [{ role: 'user', content: 'hi' }] });
+    const counted = await client.messages.countTokens({
+      model: 'claude-test',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(counted.input_tokens).toBe(countTokens(hello()));
     const message = await create(client, hello());
     expect(message.content[0]).toMatchObject({ text: 'after counting' });
@@ -156,7 +199,12 @@ describe('validation', () => {
   const convo = (...messages: unknown[]): Body => ({ ...hello(), messages });
   const user = (content: unknown) => ({ role: 'user', content });
   const assistant = (content: unknown) => ({ role: 'assistant', content });
-  const tool = (name: string, extra: Body = {}) => ({ name, description: 'd', input_schema: { type: 'object' }, ...extra });
+  const tool = (name: string, extra: Body = {}) => ({
+    name,
+    description: 'd',
+    input_schema: { type: 'object' },
+    ...extra,
+  });
   const cached = { cache_control: { type: 'ephemeral' } };
 
   const cases: Array<[string, Body, string]> = [
@@ -170,31 +218,83 @@ describe('validation', () => {
     ['top_k', { ...hello(), top_k: 5 }, 'top_k: Extra inputs are not permitted'],
     ['assistant first', convo(assistant('hi'), user('hi')), 'messages: first message must use the "user" role'],
     ['empty text block', convo(user([{ type: 'text', text: '' }])), 'messages: text content blocks must be non-empty'],
-    ['whitespace text block', convo(user([{ type: 'text', text: ' \n ' }])), 'messages: text content blocks must be non-empty'],
+    [
+      'whitespace text block',
+      convo(user([{ type: 'text', text: ' \n ' }])),
+      'messages: text content blocks must be non-empty',
+    ],
     ['whitespace string content', convo(user('  ')), 'messages: text content blocks must be non-empty'],
-    ['empty text in a tool_result', convo(user('go'), assistant([toolUse('toolu_a')]), user([toolResult('toolu_a', [{ type: 'text', text: '' }])])), 'messages: text content blocks must be non-empty'],
-    ['empty system text', { ...hello(), system: [{ type: 'text', text: '' }] }, 'system: text content blocks must be non-empty'],
-    ['empty message', convo(user('a'), assistant([]), user('b')), 'messages.1: all messages must have non-empty content except for the optional final assistant message'],
-    ['empty string message', convo(user('')), 'messages.0: all messages must have non-empty content except for the optional final assistant message'],
-    ['unanswered tool_use', convo(user('go'), assistant([toolUse('toolu_a'), toolUse('toolu_b')]), user([toolResult('toolu_a')])),
-      'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next message.'],
-    ['tool_use as the last message', convo(user('go'), assistant([toolUse('toolu_a')])),
-      'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.'],
-    ['text before tool_result', convo(user('go'), assistant([toolUse('toolu_a')]), user([{ type: 'text', text: 'x' }, toolResult('toolu_a')])),
-      'messages.2: `tool_result` blocks must come first in the message content, before any other content'],
-    ['orphan tool_result', convo(user('go'), assistant('ok'), user([toolResult('toolu_zzz')])),
-      'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_zzz. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.'],
-    ['five cache breakpoints', {
-      ...hello(),
-      tools: [tool('a', cached), tool('b', cached)],
-      system: [{ type: 'text', text: 's', ...cached }],
-      messages: [user([{ type: 'text', text: 'x', ...cached }]), assistant([{ type: 'text', text: 'z', ...cached }])],
-    }, 'A maximum of 4 blocks with cache_control may be provided. Found 5.'],
-    ['prefill with trailing whitespace', convo(user('hi'), assistant('Sure, ')), 'messages: final assistant content cannot end with trailing whitespace'],
-    ['bad tool name', { ...hello(), tools: [tool('bad name')] }, "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"],
-    ['tool name too long', { ...hello(), tools: [tool('x'.repeat(129))] }, "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"],
+    [
+      'empty text in a tool_result',
+      convo(user('go'), assistant([toolUse('toolu_a')]), user([toolResult('toolu_a', [{ type: 'text', text: '' }])])),
+      'messages: text content blocks must be non-empty',
+    ],
+    [
+      'empty system text',
+      { ...hello(), system: [{ type: 'text', text: '' }] },
+      'system: text content blocks must be non-empty',
+    ],
+    [
+      'empty message',
+      convo(user('a'), assistant([]), user('b')),
+      'messages.1: all messages must have non-empty content except for the optional final assistant message',
+    ],
+    [
+      'empty string message',
+      convo(user('')),
+      'messages.0: all messages must have non-empty content except for the optional final assistant message',
+    ],
+    [
+      'unanswered tool_use',
+      convo(user('go'), assistant([toolUse('toolu_a'), toolUse('toolu_b')]), user([toolResult('toolu_a')])),
+      'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+    ],
+    [
+      'tool_use as the last message',
+      convo(user('go'), assistant([toolUse('toolu_a')])),
+      'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+    ],
+    [
+      'text before tool_result',
+      convo(user('go'), assistant([toolUse('toolu_a')]), user([{ type: 'text', text: 'x' }, toolResult('toolu_a')])),
+      'messages.2: `tool_result` blocks must come first in the message content, before any other content',
+    ],
+    [
+      'orphan tool_result',
+      convo(user('go'), assistant('ok'), user([toolResult('toolu_zzz')])),
+      'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_zzz. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+    ],
+    [
+      'five cache breakpoints',
+      {
+        ...hello(),
+        tools: [tool('a', cached), tool('b', cached)],
+        system: [{ type: 'text', text: 's', ...cached }],
+        messages: [user([{ type: 'text', text: 'x', ...cached }]), assistant([{ type: 'text', text: 'z', ...cached }])],
+      },
+      'A maximum of 4 blocks with cache_control may be provided. Found 5.',
+    ],
+    [
+      'prefill with trailing whitespace',
+      convo(user('hi'), assistant('Sure, ')),
+      'messages: final assistant content cannot end with trailing whitespace',
+    ],
+    [
+      'bad tool name',
+      { ...hello(), tools: [tool('bad name')] },
+      "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+    ],
+    [
+      'tool name too long',
+      { ...hello(), tools: [tool('x'.repeat(129))] },
+      "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+    ],
     ['duplicate tool names', { ...hello(), tools: [tool('bash'), tool('bash')] }, 'tools: Tool names must be unique.'],
-    ['schema not an object', { ...hello(), tools: [tool('bash', { input_schema: { type: 'string' } })] }, "tools.0.input_schema.type: Input should be 'object'"],
+    [
+      'schema not an object',
+      { ...hello(), tools: [tool('bash', { input_schema: { type: 'string' } })] },
+      "tools.0.input_schema.type: Input should be 'object'",
+    ],
   ];
 
   it.each(cases)('rejects %s with the API message', async (_name, body, message) => {
@@ -209,7 +309,16 @@ describe('validation', () => {
 
   it('counts cache_control on blocks nested in a tool_result', async () => {
     const server = await serve([]);
-    const body = convo(user('go'), assistant([toolUse('toolu_a')]), user([toolResult('toolu_a', [1, 2, 3, 4, 5].map((n) => ({ type: 'text', text: `${n}`, ...cached })))]));
+    const body = convo(
+      user('go'),
+      assistant([toolUse('toolu_a')]),
+      user([
+        toolResult(
+          'toolu_a',
+          [1, 2, 3, 4, 5].map((n) => ({ type: 'text', text: `${n}`, ...cached })),
+        ),
+      ]),
+    );
     const error = await failure(create(clientFor(server), body));
     expect((error as ApiError).apiMessage).toBe('A maximum of 4 blocks with cache_control may be provided. Found 5.');
   });
@@ -219,11 +328,27 @@ describe('validation', () => {
     const client = clientFor(server);
     await failure(create(client, { ...hello(), temperature: 1 }));
     // Consecutive user messages are merged by the API; a final empty assistant message is allowed.
-    const merged = convo(user('a'), user([{ type: 'text', text: 'b' }]), assistant([toolUse('toolu_a')]), user([toolResult('toolu_a'), { type: 'text', text: 'and' }]), assistant([]));
+    const merged = convo(
+      user('a'),
+      user([{ type: 'text', text: 'b' }]),
+      assistant([toolUse('toolu_a')]),
+      user([toolResult('toolu_a'), { type: 'text', text: 'and' }]),
+      assistant([]),
+    );
     expect((await create(client, merged)).content[0]).toMatchObject({ text: 'first' });
-    const split = convo(user('go'), assistant([toolUse('toolu_a')]), user([toolResult('toolu_a')]), user([{ type: 'text', text: 'more' }]), assistant('Prefill'));
+    const split = convo(
+      user('go'),
+      assistant([toolUse('toolu_a')]),
+      user([toolResult('toolu_a')]),
+      user([{ type: 'text', text: 'more' }]),
+      assistant('Prefill'),
+    );
     expect((await create(client, split)).content[0]).toMatchObject({ text: 'second' });
-    const withTools = { ...hello(), tools: [tool('bash', cached), { type: 'bash_20250124', name: 'shell' }], system: [{ type: 'text', text: 'sys', ...cached }] };
+    const withTools = {
+      ...hello(),
+      tools: [tool('bash', cached), { type: 'bash_20250124', name: 'shell' }],
+      system: [{ type: 'text', text: 'sys', ...cached }],
+    };
     expect((await create(client, withTools)).content[0]).toMatchObject({ text: 'third' });
     expect(server.validRequests()).toHaveLength(3);
     expect(server.rejections()).toHaveLength(1);
@@ -241,9 +366,17 @@ describe('validation', () => {
 
   it('answers 401 without credentials, and checks required ones', async () => {
     const server = await serve([textTurn('ok')], { requireAuth: { bearer: 'secret' } });
-    const bare = await fetch(`${server.url}/v1/messages`, { method: 'POST', headers: { 'anthropic-version': '2023-06-01' }, body: JSON.stringify(hello()) });
+    const bare = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(hello()),
+    });
     expect(bare.status).toBe(401);
-    expect(await bare.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' }, request_id: expect.stringMatching(/^req_/) });
+    expect(await bare.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'authentication_error' },
+      request_id: expect.stringMatching(/^req_/),
+    });
     expect(await failure(create(clientFor(server), hello()))).toBeInstanceOf(Anthropic.AuthenticationError);
     const authorised = new Anthropic({ authToken: 'secret', baseURL: server.url, maxRetries: 0 });
     expect((await create(authorised, hello())).content[0]).toMatchObject({ text: 'ok' });
@@ -285,7 +418,10 @@ describe('failures as the SDK sees them', () => {
   });
 
   it('lets the SDK retry honouring retry-after, the retry consuming the next turn', async () => {
-    const server = await serve([{ kind: 'http_error', status: 429, headers: { 'retry-after': '0.05' } }, textTurn('recovered')]);
+    const server = await serve([
+      { kind: 'http_error', status: 429, headers: { 'retry-after': '0.05' } },
+      textTurn('recovered'),
+    ]);
     const started = Date.now();
     const message = await stream(clientFor(server, 1), hello()).finalMessage();
     // The SDK's own backoff would wait at least 375 ms.
@@ -334,7 +470,9 @@ describe('failures as the SDK sees them', () => {
   });
 
   it('delays headers and chunks as scripted', async () => {
-    const server = await serve([{ kind: 'message', content: [{ type: 'text', text: 'slow' }], delayMs: 150, chunkDelayMs: 30 }]);
+    const server = await serve([
+      { kind: 'message', content: [{ type: 'text', text: 'slow' }], delayMs: 150, chunkDelayMs: 30 },
+    ]);
     const started = Date.now();
     await stream(clientFor(server), hello()).finalMessage();
     expect(Date.now() - started).toBeGreaterThanOrEqual(150 + 6 * 30);
@@ -345,23 +483,39 @@ describe('token counting and the prompt-cache simulation', () => {
   const words = (count: number, seed: string) => Array.from({ length: count }, (_, n) => `${seed}${n}`).join(' ');
   const bigSystem = words(1500, 'sys'); // well over MIN_CACHEABLE_TOKENS
   const cachedText = (text: string) => ({ type: 'text', text, cache_control: { type: 'ephemeral' } });
-  const request = (messages: unknown[], system: unknown = [cachedText(bigSystem)]): Body => ({ model: 'm', max_tokens: 10, system, messages });
+  const request = (messages: unknown[], system: unknown = [cachedText(bigSystem)]): Body => ({
+    model: 'm',
+    max_tokens: 10,
+    system,
+    messages,
+  });
 
   it('counts one token per three characters by default, plus overheads, ignoring cache_control', () => {
     const plain = countTokens({ messages: [{ role: 'user', content: 'x'.repeat(400) }] });
     expect(plain).toBe(Math.ceil(400 / 3) + BLOCK_OVERHEAD + MESSAGE_OVERHEAD);
-    expect(countTokens({ messages: [{ role: 'user', content: 'x'.repeat(400) }] }, 4)).toBe(100 + BLOCK_OVERHEAD + MESSAGE_OVERHEAD);
+    expect(countTokens({ messages: [{ role: 'user', content: 'x'.repeat(400) }] }, 4)).toBe(
+      100 + BLOCK_OVERHEAD + MESSAGE_OVERHEAD,
+    );
     const withMarker = countTokens({ messages: [{ role: 'user', content: [cachedText('x'.repeat(400))] }] });
     expect(withMarker).toBe(plain);
-    const withTool = countTokens({ tools: [{ name: 'bash', input_schema: { type: 'object' } }], messages: [{ role: 'user', content: 'x'.repeat(400) }] });
+    const withTool = countTokens({
+      tools: [{ name: 'bash', input_schema: { type: 'object' } }],
+      messages: [{ role: 'user', content: 'x'.repeat(400) }],
+    });
     expect(withTool).toBeGreaterThan(plain);
-    expect(countTokens(request([{ role: 'user', content: 'hi' }]))).toBe(countTokens(request([{ role: 'user', content: 'hi' }])));
+    expect(countTokens(request([{ role: 'user', content: 'hi' }]))).toBe(
+      countTokens(request([{ role: 'user', content: 'hi' }])),
+    );
   });
 
   it('without cache_control every token is input', () => {
     const cache = new CacheSimulator();
     const body = request([{ role: 'user', content: 'hi' }], bigSystem);
-    expect(cache.account(body)).toEqual({ input_tokens: countTokens(body), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+    expect(cache.account(body)).toEqual({
+      input_tokens: countTokens(body),
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    });
     expect(cache.account(body).cache_read_input_tokens).toBe(0);
   });
 
@@ -371,9 +525,17 @@ describe('token counting and the prompt-cache simulation', () => {
     const systemTokens = countTokens({ system: bigSystem });
     expect(systemTokens).toBeGreaterThan(MIN_CACHEABLE_TOKENS);
     const written = cache.account(first);
-    expect(written).toEqual({ input_tokens: countTokens(first) - systemTokens, cache_creation_input_tokens: systemTokens, cache_read_input_tokens: 0 });
+    expect(written).toEqual({
+      input_tokens: countTokens(first) - systemTokens,
+      cache_creation_input_tokens: systemTokens,
+      cache_read_input_tokens: 0,
+    });
     const second = request([{ role: 'user', content: 'a different question' }]);
-    expect(cache.account(second)).toEqual({ input_tokens: countTokens(second) - systemTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: systemTokens });
+    expect(cache.account(second)).toEqual({
+      input_tokens: countTokens(second) - systemTokens,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: systemTokens,
+    });
     // Another model has its own cache.
     expect(cache.account({ ...second, model: 'other' }).cache_read_input_tokens).toBe(0);
   });
@@ -382,10 +544,14 @@ describe('token counting and the prompt-cache simulation', () => {
     const cache = new CacheSimulator();
     const small = request([{ role: 'user', content: 'hi' }], [cachedText('short system')]);
     expect(cache.account(small).cache_creation_input_tokens).toBe(0);
-    expect(cache.account(small)).toEqual({ input_tokens: countTokens(small), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+    expect(cache.account(small)).toEqual({
+      input_tokens: countTokens(small),
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    });
   });
 
-  it('finds the previous request\'s breakpoint by looking back from the new one', () => {
+  it("finds the previous request's breakpoint by looking back from the new one", () => {
     const cache = new CacheSimulator();
     const turn1 = [{ role: 'user', content: [cachedText(words(1200, 'task'))] }];
     const first = request(turn1, bigSystem);
@@ -394,12 +560,28 @@ describe('token counting and the prompt-cache simulation', () => {
     const turn2 = [
       { role: 'user', content: [{ type: 'text', text: words(1200, 'task') }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a b c', cache_control: { type: 'ephemeral' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: 'a b c', cache_control: { type: 'ephemeral' } },
+        ],
+      },
     ];
     const second = request(turn2, bigSystem);
-    expect(cache.account(second)).toEqual({ input_tokens: 0, cache_creation_input_tokens: countTokens(second) - total1, cache_read_input_tokens: total1 });
+    expect(cache.account(second)).toEqual({
+      input_tokens: 0,
+      cache_creation_input_tokens: countTokens(second) - total1,
+      cache_read_input_tokens: total1,
+    });
     // Beyond the lookback window the earlier prefix is not found.
-    const far = request([...turn2.slice(0, 1), ...Array.from({ length: 24 }, (_, n) => ({ role: n % 2 ? 'user' : 'assistant', content: `m${n}` })), { role: 'assistant', content: [cachedText('end')] }], bigSystem);
+    const far = request(
+      [
+        ...turn2.slice(0, 1),
+        ...Array.from({ length: 24 }, (_, n) => ({ role: n % 2 ? 'user' : 'assistant', content: `m${n}` })),
+        { role: 'assistant', content: [cachedText('end')] },
+      ],
+      bigSystem,
+    );
     expect(cache.account(far).cache_read_input_tokens).toBe(0);
   });
 

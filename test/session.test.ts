@@ -1,5 +1,14 @@
 // The session module on its own: the writer, loading, repair, the lock and pruning, on real files in temp directories.
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -29,7 +38,11 @@ const toolCall = (...ids: string[]): Anthropic.MessageParam => ({
   role: 'assistant',
   content: ids.map((id) => ({ type: 'tool_use' as const, id, name: 'bash', input: { command: `echo ${id}` } })),
 });
-const result = (id: string, content: string): Anthropic.ToolResultBlockParam => ({ type: 'tool_result', tool_use_id: id, content });
+const result = (id: string, content: string): Anthropic.ToolResultBlockParam => ({
+  type: 'tool_result',
+  tool_use_id: id,
+  content,
+});
 
 function logInto(path: string, conversation: Anthropic.MessageParam[], extra: Partial<SessionFileSpec> = {}) {
   const log = new SessionLog({
@@ -58,7 +71,16 @@ describe('the writer and the loader', () => {
     log.onEvent({ type: 'request_start', turn: 1 });
     conversation.push(toolCall('toolu_1'));
     log.onEvent({ type: 'tool_start', id: 'toolu_1', command: 'echo toolu_1' });
-    log.onEvent({ type: 'tool_end', id: 'toolu_1', command: 'echo toolu_1', content: 'toolu_1', isError: false, blocked: false, exitCode: 0, durationMs: 5 });
+    log.onEvent({
+      type: 'tool_end',
+      id: 'toolu_1',
+      command: 'echo toolu_1',
+      content: 'toolu_1',
+      isError: false,
+      blocked: false,
+      exitCode: 0,
+      durationMs: 5,
+    });
     conversation.push(user([result('toolu_1', 'toolu_1')]));
     log.onEvent({ type: 'tool_results', message: conversation.at(-1)! });
     log.finish(fakeResult);
@@ -94,8 +116,14 @@ describe('the writer and the loader', () => {
       ['hello world\n', /not a session file/],
       ['{"type":"request"}\n', /not a session file/],
       ['', /not a session file/],
-      ['{"type":"session","session_id":"a","cwd":"/","version":1}\nnot json\n{"type":"message"}\n', /line 2 is not a JSON record/],
-      ['{"type":"session","session_id":"a","cwd":"/","version":1}\n{"type":"message","message":{"role":"system","content":"x"}}\n', /line 2: a message record without a valid message/],
+      [
+        '{"type":"session","session_id":"a","cwd":"/","version":1}\nnot json\n{"type":"message"}\n',
+        /line 2 is not a JSON record/,
+      ],
+      [
+        '{"type":"session","session_id":"a","cwd":"/","version":1}\n{"type":"message","message":{"role":"system","content":"x"}}\n',
+        /line 2: a message record without a valid message/,
+      ],
       ['{"type":"session","session_id":"a","cwd":"/","version":9}\n', /format version 9/],
     ];
     for (const [text, message] of cases) {
@@ -115,12 +143,20 @@ describe('repair of a conversation that was cut off', () => {
     expect(repaired.history).toEqual(saved);
     expect(repaired.interrupted).toBe(1);
     expect(repaired.pendingResults).toEqual(
-      user([result('toolu_a', 'done a'), { type: 'tool_result', tool_use_id: 'toolu_b', content: INTERRUPTED_RESULT, is_error: true }]),
+      user([
+        result('toolu_a', 'done a'),
+        { type: 'tool_result', tool_use_id: 'toolu_b', content: INTERRUPTED_RESULT, is_error: true },
+      ]),
     );
   });
 
   it('drops an assistant message with no content, and answers calls left open in the middle in front of the next message', () => {
-    const saved = [user('go'), toolCall('toolu_a'), user('more'), { role: 'assistant', content: [] } as Anthropic.MessageParam];
+    const saved = [
+      user('go'),
+      toolCall('toolu_a'),
+      user('more'),
+      { role: 'assistant', content: [] } as Anthropic.MessageParam,
+    ];
     const repaired = repairConversation(saved, new Map());
     expect(repaired.dropped).toBe(1);
     expect(repaired.pendingResults).toBeUndefined();
@@ -133,8 +169,18 @@ describe('repair of a conversation that was cut off', () => {
   });
 
   it('leaves a whole conversation as it is', () => {
-    const saved = [user('go'), toolCall('toolu_a'), user([result('toolu_a', 'x')]), { role: 'assistant', content: 'done' } as Anthropic.MessageParam];
-    expect(repairConversation(saved, new Map())).toEqual({ history: saved, pendingResults: undefined, dropped: 0, interrupted: 0 });
+    const saved = [
+      user('go'),
+      toolCall('toolu_a'),
+      user([result('toolu_a', 'x')]),
+      { role: 'assistant', content: 'done' } as Anthropic.MessageParam,
+    ];
+    expect(repairConversation(saved, new Map())).toEqual({
+      history: saved,
+      pendingResults: undefined,
+      dropped: 0,
+      interrupted: 0,
+    });
   });
 });
 
@@ -198,7 +244,10 @@ describe('the store', () => {
     const dir = scratch();
     const write = (id: string, cwd: string, ageMs: number) => {
       const path = sessionFile(dir, id);
-      writeFileSync(path, `${JSON.stringify({ type: 'session', session_id: id, cwd, system_prompt: 'x'.repeat(100_000) })}\n`);
+      writeFileSync(
+        path,
+        `${JSON.stringify({ type: 'session', session_id: id, cwd, system_prompt: 'x'.repeat(100_000) })}\n`,
+      );
       utimesSync(path, new Date(Date.now() - ageMs), new Date(Date.now() - ageMs));
       return path;
     };

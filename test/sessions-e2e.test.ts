@@ -6,7 +6,17 @@ import { describe, expect, it } from 'vitest';
 import { pidIn, waitUntil } from './support/processes.js';
 import { answer, bash, readRecords, runAgent, toolResults } from './support/run-agent.js';
 import {
-  agentIn, mergedMessages, newPlace, onlySessionId, resultOf, sessionDirEntries, sessionPathOf, sessionsDirOf, textOf, useScratch, UUID,
+  agentIn,
+  mergedMessages,
+  newPlace,
+  onlySessionId,
+  resultOf,
+  sessionDirEntries,
+  sessionPathOf,
+  sessionsDirOf,
+  textOf,
+  useScratch,
+  UUID,
 } from './support/session-files.js';
 import type { TestServer, Turn } from './support/server.js';
 import { useServer } from './support/use-server.js';
@@ -21,9 +31,15 @@ describe('a session is saved as the run goes', () => {
   it('has a UUID in the result and the init line, and a 0600 file in a 0700 directory: header, timestamps, commands with exit code and duration', async () => {
     const where = place();
     const s = await serve([bash('sleep 0.2; echo slow; exit 3'), answer('done')]);
-    const run = await runAgent(['--output-format', 'stream-json', 'go'], s.url, { cwd: where.cwd, env: { XDG_STATE_HOME: where.state } });
+    const run = await runAgent(['--output-format', 'stream-json', 'go'], s.url, {
+      cwd: where.cwd,
+      env: { XDG_STATE_HOME: where.state },
+    });
     expect(run.code).toBe(0);
-    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const id = lines.at(-1).session_id;
     expect(id).toMatch(UUID);
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: id });
@@ -32,7 +48,14 @@ describe('a session is saved as the run goes', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(statSync(sessionsDirOf(where.state)).mode & 0o777).toBe(0o700);
     const records = readRecords(path);
-    expect(records[0]).toMatchObject({ type: 'session', format: 'agent-session', version: 1, session_id: id, model: 'claude-sonnet-5-5', cwd: where.cwd });
+    expect(records[0]).toMatchObject({
+      type: 'session',
+      format: 'agent-session',
+      version: 1,
+      session_id: id,
+      model: 'claude-sonnet-5-5',
+      cwd: where.cwd,
+    });
     expect(records[0].system_prompt).toContain(`Working directory: ${where.cwd}`);
     expect(records[0].tools.map((tool: { name: string }) => tool.name)).toEqual(['bash']);
     for (const record of records) expect(Number.isNaN(Date.parse(record.ts))).toBe(false);
@@ -80,7 +103,10 @@ describe('pruning', () => {
       utimesSync(path, when, when);
       return name;
     };
-    const old = [aged('0b5d7c1e-8a43-4f7e-9d1c-000000000031.jsonl', 31), aged('0b5d7c1e-8a43-4f7e-9d1c-000000000031.lock', 31)];
+    const old = [
+      aged('0b5d7c1e-8a43-4f7e-9d1c-000000000031.jsonl', 31),
+      aged('0b5d7c1e-8a43-4f7e-9d1c-000000000031.lock', 31),
+    ];
     const young = aged('0b5d7c1e-8a43-4f7e-9d1c-000000000029.jsonl', 29);
     const s = await serve([bash('true'), answer('done')]);
     const run = await agent(s, where, ['go']);
@@ -114,7 +140,11 @@ describe('--fork-session', () => {
       [{ type: 'text', text: 'forked' }],
     ]);
     await agent(s, where, ['-r', id, 'back to the original']);
-    expect(mergedMessages(lastRequest(s)).map((message) => textOf(message.blocks))).toEqual(['start', 'original', 'back to the original']);
+    expect(mergedMessages(lastRequest(s)).map((message) => textOf(message.blocks))).toEqual([
+      'start',
+      'original',
+      'back to the original',
+    ]);
   });
 
   it('refuses to resume a session that a running agent is writing, and may branch off it', async () => {

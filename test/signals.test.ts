@@ -56,7 +56,13 @@ describe('a signal during a command', () => {
     expect(afterSignalMs).toBeLessThan(2000);
     const lines = run.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'result', subtype: 'error_interrupted', is_error: true, exit_code: code, commands: 1 });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      type: 'result',
+      subtype: 'error_interrupted',
+      is_error: true,
+      exit_code: code,
+      commands: 1,
+    });
     expect(run.stderr).toContain(`Interrupted by ${signal}`);
     const pid = pidIn(join(dir, 'sleep.pid'));
     expect(await waitUntil(() => !isRunning(pid), 1000)).toBe(true);
@@ -71,10 +77,27 @@ describe('a signal during a command', () => {
     const { run } = await runAndSignal(['--transcript', transcript, 'go'], s, signalling, dir);
     expect(run.code).toBe(130);
     const records = readRecords(transcript);
-    expect(records.map((record) => record.type)).toEqual(['session', 'message', 'request', 'response', 'message', 'command', 'message', 'result']);
+    expect(records.map((record) => record.type)).toEqual([
+      'session',
+      'message',
+      'request',
+      'response',
+      'message',
+      'command',
+      'message',
+      'result',
+    ]);
     expect(records[1].message).toMatchObject({ role: 'user', content: 'go' });
-    expect(records[5]).toMatchObject({ command: LONG_COMMAND, is_error: true, result: expect.stringMatching(/aborted/) });
-    expect(records[6].message.content[0]).toMatchObject({ type: 'tool_result', is_error: true, content: expect.stringMatching(/aborted/) });
+    expect(records[5]).toMatchObject({
+      command: LONG_COMMAND,
+      is_error: true,
+      result: expect.stringMatching(/aborted/),
+    });
+    expect(records[6].message.content[0]).toMatchObject({
+      type: 'tool_result',
+      is_error: true,
+      content: expect.stringMatching(/aborted/),
+    });
     expect(records[7]).toMatchObject({ subtype: 'error_interrupted', exit_code: 130 });
   });
 });
@@ -106,7 +129,12 @@ describe('a signal while the prompt is still being read', () => {
     // The transcript is opened once the handlers are in place, just before stdin (an open pipe, never closed) is read.
     const signalling = signalWhen(() => existsSync(transcript), [signal]);
     const args = ['--output-format', format, '--transcript', transcript, ...words];
-    const run = await runAgent(args, s.url, { cwd: dir, stdin: 'open', onSpawn: signalling.onSpawn, timeoutMs: 15_000 });
+    const run = await runAgent(args, s.url, {
+      cwd: dir,
+      stdin: 'open',
+      onSpawn: signalling.onSpawn,
+      timeoutMs: 15_000,
+    });
     const afterSignalMs = performance.now() - signalling.sentAt[0]!;
     expect(run.code).toBe(code);
     expect(afterSignalMs).toBeLessThan(1000);

@@ -32,7 +32,12 @@ function runShell(line: string, serverUrl: string, cwd: string): Promise<ShellRu
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve) =>
     child.on('close', () =>
-      resolve({ agentCode: Number(readFileSync(join(cwd, 'status'), 'utf8')), stdout, stderr, durationMs: performance.now() - started }),
+      resolve({
+        agentCode: Number(readFileSync(join(cwd, 'status'), 'utf8')),
+        stdout,
+        stderr,
+        durationMs: performance.now() - started,
+      }),
     ),
   );
 }
@@ -41,7 +46,10 @@ function runShell(line: string, serverUrl: string, cwd: string): Promise<ShellRu
 const longRun = (): Turn[] => [
   {
     kind: 'message',
-    content: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'bash', input: { command: 'touch started; sleep 30' } }],
+    content: [
+      { type: 'text', text: 'Working on it.' },
+      { type: 'tool_use', name: 'bash', input: { command: 'touch started; sleep 30' } },
+    ],
     // Time for head to read the first line and go, however slowly it starts.
     delayMs: 500,
   },
@@ -53,7 +61,11 @@ describe('stdout whose reader went away (EPIPE)', () => {
   it('agent --output-format stream-json … | head -1: stops at its next line, silently, exit 141, transcript complete', async () => {
     const s = await serve(longRun());
     const dir = tempDir();
-    const run = await runShell('"$AGENT" --output-format stream-json --transcript t.jsonl go | head -1; STATUS=${PIPESTATUS[0]}', s.url, dir);
+    const run = await runShell(
+      '"$AGENT" --output-format stream-json --transcript t.jsonl go | head -1; STATUS=${PIPESTATUS[0]}',
+      s.url,
+      dir,
+    );
     expect(run.agentCode).toBe(141);
     expect(JSON.parse(run.stdout)).toMatchObject({ type: 'system', subtype: 'init' });
     expect(run.durationMs).toBeLessThan(10_000);
@@ -61,14 +73,27 @@ describe('stdout whose reader went away (EPIPE)', () => {
     expect(s.validRequests()).toHaveLength(1);
     expect(existsSync(join(dir, 'started'))).toBe(false);
     expect(run.stderr).not.toMatch(/agent:|Error|EPIPE|\n\s+at /);
-    const records = readFileSync(join(dir, 't.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const records = readFileSync(join(dir, 't.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(records.at(-1)).toMatchObject({ type: 'result', subtype: 'error_interrupted', exit_code: 141 });
   });
 
   it('agent … 2>&1 | head -1: stderr on the same pipe finds out first, and the run stops there', async () => {
     const s = await serve([
-      { kind: 'message', content: [{ type: 'text', text: 'First line.' }, { type: 'tool_use', name: 'bash', input: { command: 'true' } }] },
-      { kind: 'message', content: [{ type: 'tool_use', name: 'bash', input: { command: 'touch started; sleep 30' } }], delayMs: 500 },
+      {
+        kind: 'message',
+        content: [
+          { type: 'text', text: 'First line.' },
+          { type: 'tool_use', name: 'bash', input: { command: 'true' } },
+        ],
+      },
+      {
+        kind: 'message',
+        content: [{ type: 'tool_use', name: 'bash', input: { command: 'touch started; sleep 30' } }],
+        delayMs: 500,
+      },
       answer('never reached'),
     ]);
     const dir = tempDir();

@@ -21,9 +21,12 @@ function run(s: TestServer, schema: object | string, args: string[] = [], option
   const text = typeof schema === 'string' ? schema : JSON.stringify(schema);
   return runAgent(['--json-schema', text, ...args, 'go'], s.url, { cwd: tempDir(), ...options });
 }
-const lastUserText = (request: RecordedRequest) => messageText((request.body.messages as Array<{ content: unknown }>).at(-1)!.content);
-const systemText = (request: RecordedRequest) => (request.body.system as Array<{ text: string }>).map((block) => block.text).join('\n');
-const serveWith = (turns: Turn[], structuredOutputs: ServerOptions['structuredOutputs']) => serve(turns, { structuredOutputs });
+const lastUserText = (request: RecordedRequest) =>
+  messageText((request.body.messages as Array<{ content: unknown }>).at(-1)!.content);
+const systemText = (request: RecordedRequest) =>
+  (request.body.system as Array<{ text: string }>).map((block) => block.text).join('\n');
+const serveWith = (turns: Turn[], structuredOutputs: ServerOptions['structuredOutputs']) =>
+  serve(turns, { structuredOutputs });
 
 describe('a structured answer', () => {
   it('text mode prints the JSON value on one line; the request carries output_config and the schema in the system prompt', async () => {
@@ -33,7 +36,18 @@ describe('a structured answer', () => {
     expect(result.stdout).toBe('{"verdict":"approve","reasons":["tests pass"]}\n');
     expect(s.rejections()).toEqual([]);
     const request = s.validRequests()[0]!;
-    expect(request.body.output_config).toEqual({ format: { type: 'json_schema', schema: { ...VERDICT, properties: { verdict: { enum: ['approve', 'reject'] }, reasons: { type: 'array', items: { type: 'string' } } } } } });
+    expect(request.body.output_config).toEqual({
+      format: {
+        type: 'json_schema',
+        schema: {
+          ...VERDICT,
+          properties: {
+            verdict: { enum: ['approve', 'reject'] },
+            reasons: { type: 'array', items: { type: 'string' } },
+          },
+        },
+      },
+    });
     expect(systemText(request)).toContain(JSON.stringify(VERDICT));
   });
 
@@ -42,7 +56,11 @@ describe('a structured answer', () => {
     const result = await run(s, VERDICT, ['--output-format', 'json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
-      subtype: 'success', structured_output: { verdict: 'reject', reasons: ['no tests'] }, result: '{"verdict":"reject","reasons":["no tests"]}', commands: 1, num_turns: 2,
+      subtype: 'success',
+      structured_output: { verdict: 'reject', reasons: ['no tests'] },
+      result: '{"verdict":"reject","reasons":["no tests"]}',
+      commands: 1,
+      num_turns: 2,
     });
     expect(s.validRequests().every((request) => request.body.output_config !== undefined)).toBe(true);
   });
@@ -90,7 +108,9 @@ describe('a structured answer', () => {
     const result = await run(s, schema);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('{"a.ts":3,"b.ts":7}\n');
-    expect(result.stderr).toMatch(/cannot be sent as the API's output constraint \(an object with additionalProperties\)/);
+    expect(result.stderr).toMatch(
+      /cannot be sent as the API's output constraint \(an object with additionalProperties\)/,
+    );
     expect(s.validRequests().map((request) => request.body.output_config)).toEqual([undefined, undefined]);
     expect(lastUserText(s.validRequests()[1]!)).toContain('/b.ts must be integer');
   });
@@ -101,14 +121,21 @@ describe('an answer that does not match', () => {
     const s = await serve([answer('{"verdict":"maybe","reasons":[]}'), answer('{"verdict":"approve","reasons":[]}')]);
     const result = await run(s, VERDICT, ['--output-format', 'json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ num_turns: 2, structured_output: { verdict: 'approve', reasons: [] } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      num_turns: 2,
+      structured_output: { verdict: 'approve', reasons: [] },
+    });
     const feedback = lastUserText(s.validRequests()[1]!);
     expect(feedback).toContain('/verdict must be equal to one of the allowed values: "approve", "reject"');
     expect(result.stderr).toMatch(/warning: the answer does not match --json-schema \(attempt 1 of 3\)/);
   });
 
   it('checks what the API does not enforce (minimum, maxLength) locally', async () => {
-    const schema = { type: 'object', properties: { score: { type: 'integer', minimum: 0, maximum: 10 } }, required: ['score'] };
+    const schema = {
+      type: 'object',
+      properties: { score: { type: 'integer', minimum: 0, maximum: 10 } },
+      required: ['score'],
+    };
     const s = await serve([answer('{"score":11}'), answer('{"score":7}')]);
     const result = await run(s, schema);
     expect(result.stdout).toBe('{"score":7}\n');
@@ -119,22 +146,39 @@ describe('an answer that does not match', () => {
   it('after 3 failed attempts: error_structured_output, exit 1, and every reply kept in the transcript', async () => {
     const dir = tempDir();
     const transcript = join(dir, 'run.jsonl');
-    const s = await serve([answer('{"verdict":"maybe","reasons":[]}'), answer('{"verdict":"yes","reasons":[]}'), answer('{"verdict":"ok","reasons":[]}')]);
+    const s = await serve([
+      answer('{"verdict":"maybe","reasons":[]}'),
+      answer('{"verdict":"yes","reasons":[]}'),
+      answer('{"verdict":"ok","reasons":[]}'),
+    ]);
     const result = await run(s, VERDICT, ['--output-format', 'json', '--transcript', transcript]);
     expect(result.code).toBe(1);
     const object = JSON.parse(result.stdout);
-    expect(object).toMatchObject({ subtype: 'error_structured_output', is_error: true, exit_code: 1, num_turns: 3, result: '{"verdict":"ok","reasons":[]}' });
+    expect(object).toMatchObject({
+      subtype: 'error_structured_output',
+      is_error: true,
+      exit_code: 1,
+      num_turns: 3,
+      result: '{"verdict":"ok","reasons":[]}',
+    });
     expect(object).not.toHaveProperty('structured_output');
-    expect(object.error).toMatch(/No answer matching --json-schema after 3 attempts; the last one: \/verdict must be equal/);
+    expect(object.error).toMatch(
+      /No answer matching --json-schema after 3 attempts; the last one: \/verdict must be equal/,
+    );
     expect(result.stderr).toMatch(/agent: No answer matching --json-schema after 3 attempts/);
-    const records = readFileSync(transcript, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-    expect(records.filter((record) => record.type === 'response').map((record) => record.message.content[0].text)).toEqual([
-      '{"verdict":"maybe","reasons":[]}', '{"verdict":"yes","reasons":[]}', '{"verdict":"ok","reasons":[]}',
-    ]);
+    const records = readFileSync(transcript, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(
+      records.filter((record) => record.type === 'response').map((record) => record.message.content[0].text),
+    ).toEqual(['{"verdict":"maybe","reasons":[]}', '{"verdict":"yes","reasons":[]}', '{"verdict":"ok","reasons":[]}']);
     const userMessages = records.filter((record) => record.type === 'message' && record.message.role === 'user');
     const sentBack = userMessages.slice(1).map((record) => messageText(record.message.content));
     expect(sentBack).toHaveLength(2);
-    expect(sentBack.every((text: string) => text.includes('/verdict must be equal to one of the allowed values'))).toBe(true);
+    expect(sentBack.every((text: string) => text.includes('/verdict must be equal to one of the allowed values'))).toBe(
+      true,
+    );
   });
 
   it('text mode prints nothing on stdout when no attempt matched', async () => {
@@ -155,11 +199,31 @@ describe('an answer that does not match', () => {
 
 describe('answers that are not a JSON value alone (an endpoint without constrained output)', () => {
   const cases: Array<[string, string, RegExp]> = [
-    ['prose: the turn ended without the answer', 'I reviewed the change and it looks fine.', /Your turn ended without the final answer/],
-    ['JSON with a trailing comment', '{"verdict":"approve","reasons":[]} // all good', /more text follows the JSON value, from line 1, column 36 \(a comment: JSON has none\)/],
-    ['JSON with a comment inside', '{"verdict":"approve", // fine\n"reasons":[]}', /line 1, column 23 \(a comment: JSON has none\)/],
-    ['a valid answer followed by more text', '{"verdict":"approve","reasons":[]}\nLet me know if you need more.', /more text follows the JSON value, from line 2, column 1/],
-    ['prose around a code fence', 'Here it is:\n```json\n{"verdict":"approve","reasons":[]}\n```', /not a JSON value alone/],
+    [
+      'prose: the turn ended without the answer',
+      'I reviewed the change and it looks fine.',
+      /Your turn ended without the final answer/,
+    ],
+    [
+      'JSON with a trailing comment',
+      '{"verdict":"approve","reasons":[]} // all good',
+      /more text follows the JSON value, from line 1, column 36 \(a comment: JSON has none\)/,
+    ],
+    [
+      'JSON with a comment inside',
+      '{"verdict":"approve", // fine\n"reasons":[]}',
+      /line 1, column 23 \(a comment: JSON has none\)/,
+    ],
+    [
+      'a valid answer followed by more text',
+      '{"verdict":"approve","reasons":[]}\nLet me know if you need more.',
+      /more text follows the JSON value, from line 2, column 1/,
+    ],
+    [
+      'prose around a code fence',
+      'Here it is:\n```json\n{"verdict":"approve","reasons":[]}\n```',
+      /not a JSON value alone/,
+    ],
   ];
   it.each(cases)('%s: sent back, and a clean answer after it is taken', async (_name, reply, feedback) => {
     const s = await serveWith([answer(reply), answer('{"verdict":"approve","reasons":[]}')], 'ignored');
@@ -185,22 +249,37 @@ describe('answers that are not a JSON value alone (an endpoint without constrain
     const result = await run(s, VERDICT, ['--output-format', 'json']);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ subtype: 'error_structured_output', num_turns: 3 });
-    expect(s.validRequests().slice(1).map(lastUserText)).toEqual([expect.stringMatching(/^Your turn ended without the final answer/), expect.stringMatching(/^Your turn ended/)]);
+    expect(s.validRequests().slice(1).map(lastUserText)).toEqual([
+      expect.stringMatching(/^Your turn ended without the final answer/),
+      expect.stringMatching(/^Your turn ended/),
+    ]);
   });
 });
 
 describe('endpoints without constrained output', () => {
   it('one that refuses output_config with a 400: the request is sent again without it, once, with a warning, and the run goes on', async () => {
-    const s = await serveWith([bash('echo looked'), answer('{"verdict":"maybe","reasons":[]}'), answer('{"verdict":"approve","reasons":[]}')], 'rejected');
+    const s = await serveWith(
+      [bash('echo looked'), answer('{"verdict":"maybe","reasons":[]}'), answer('{"verdict":"approve","reasons":[]}')],
+      'rejected',
+    );
     const result = await run(s, VERDICT, ['--output-format', 'json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ subtype: 'success', num_turns: 3, structured_output: { verdict: 'approve' } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      subtype: 'success',
+      num_turns: 3,
+      structured_output: { verdict: 'approve' },
+    });
     expect(s.rejections()).toHaveLength(1);
-    expect(s.rejections()[0]!.rejected).toEqual({ status: 400, message: 'output_config: Extra inputs are not permitted' });
+    expect(s.rejections()[0]!.rejected).toEqual({
+      status: 400,
+      message: 'output_config: Extra inputs are not permitted',
+    });
     expect(s.rejections()[0]!.body.output_config).toBeDefined();
     expect(s.validRequests().map((request) => request.body.output_config)).toEqual([undefined, undefined, undefined]);
     expect(s.validRequests()[0]!.body.messages).toEqual(s.rejections()[0]!.body.messages);
-    expect(result.stderr).toMatch(/warning: the endpoint refused the constrained-output field \(400 invalid_request_error: output_config: Extra inputs are not permitted/);
+    expect(result.stderr).toMatch(
+      /warning: the endpoint refused the constrained-output field \(400 invalid_request_error: output_config: Extra inputs are not permitted/,
+    );
     expect(result.stderr.match(/refused the constrained-output field/g)).toHaveLength(1);
     // The schema still reaches the model, in the system prompt, and the answer is still checked.
     expect(systemText(s.validRequests()[0]!)).toContain(JSON.stringify(VERDICT));
@@ -208,7 +287,10 @@ describe('endpoints without constrained output', () => {
   });
 
   it('one that ignores output_config: the answer is checked locally all the same', async () => {
-    const s = await serveWith([answer('{"verdict":"approve"}'), answer('{"verdict":"approve","reasons":[]}')], 'ignored');
+    const s = await serveWith(
+      [answer('{"verdict":"approve"}'), answer('{"verdict":"approve","reasons":[]}')],
+      'ignored',
+    );
     const result = await run(s, VERDICT);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('{"verdict":"approve","reasons":[]}\n');

@@ -20,7 +20,9 @@ async function chunksLoaded(args: string[], reply: string): Promise<string[]> {
   const s = await serve([answer(reply)]);
   const run = await runAgent(args, s.url, { cwd: dir, nodeArgs: ['--import', LOAD_LOG], env: { AGENT_LOAD_LOG: log } });
   expect(run.code).toBe(0);
-  return readFileSync(log, 'utf8').trim().split('\n')
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
     .filter((url) => url.startsWith('file:'))
     .map((url) => fileURLToPath(url))
     .filter((path) => path.startsWith(`${DIST}/`));
@@ -30,10 +32,15 @@ const holdsValidator = (path: string) => readFileSync(path, 'utf8').includes(VAL
 
 it('a run without --json-schema loads no chunk that holds the validator; a run with it does', async () => {
   const plain = await chunksLoaded(['go'], 'fine');
-  expect(plain.map((path) => path.slice(DIST.length + 1))).toEqual(expect.arrayContaining(['cli.js', expect.stringMatching(/^run-/)]));
+  expect(plain.map((path) => path.slice(DIST.length + 1))).toEqual(
+    expect.arrayContaining(['cli.js', expect.stringMatching(/^run-/)]),
+  );
   expect(plain.filter(holdsValidator)).toEqual([]);
 
-  const structured = await chunksLoaded(['--json-schema', '{"type":"object","properties":{"a":{"type":"integer"}}}', 'go'], '{"a":1}');
+  const structured = await chunksLoaded(
+    ['--json-schema', '{"type":"object","properties":{"a":{"type":"integer"}}}', 'go'],
+    '{"a":1}',
+  );
   expect(structured.filter(holdsValidator)).toHaveLength(1);
   expect(structured.length).toBeGreaterThan(plain.length);
 });

@@ -11,26 +11,75 @@ const serve = useServer();
 function hugeSchema(): string {
   const properties: Record<string, object> = {};
   for (let i = 0; JSON.stringify(properties).length < 2 * 1024 * 1024; i++) {
-    for (let j = 0; j < 1000; j++) properties[`field_${i}_${j}`] = { type: 'string', description: 'padding padding padding' };
+    for (let j = 0; j < 1000; j++)
+      properties[`field_${i}_${j}`] = { type: 'string', description: 'padding padding padding' };
   }
   return JSON.stringify({ type: 'object', properties });
 }
 
 describe('a schema that cannot be used: exit 2, one plain message, no request', () => {
   const cases: Array<[string, (dir: string) => string, RegExp]> = [
-    ['a file that does not exist', (dir) => join(dir, 'missing.json'), /--json-schema: cannot read .*missing\.json: no such file\.$/m],
+    [
+      'a file that does not exist',
+      (dir) => join(dir, 'missing.json'),
+      /--json-schema: cannot read .*missing\.json: no such file\.$/m,
+    ],
     ['a directory', (dir) => dir, /--json-schema: cannot read .*: EISDIR/],
-    ['a file that is not JSON', (dir) => file(dir, 's.json', '{\n  "type": "object",\n  properties: {}\n}'), /--json-schema: .*s\.json is not JSON: Expected double-quoted property name at line 3, column 3\./],
-    ['inline text that is not JSON', () => '{"type": "object",}', /--json-schema: the inline schema is not JSON: Expected double-quoted property name at line 1, column 19\./],
-    ['words that are neither a file nor JSON', () => 'type: object', /cannot read .*type: object: no such file \(an inline schema starts with \{\)/],
-    ['{"type": "nonsense"}', () => '{"type": "nonsense"}', /--json-schema: the inline schema is not a valid JSON Schema \(2020-12\): schema is invalid: data\/type must be equal to one of the allowed values/],
-    ['a pattern that is not a regular expression', () => '{"type":"string","pattern":"(unclosed"}', /not a valid JSON Schema \(2020-12\): Invalid regular expression/],
-    ['a schema that is an array', (dir) => file(dir, 'a.json', '[{"type":"string"}]'), /is not a JSON Schema: a schema is a JSON object; got an array/],
-    ['a $ref to a remote URL', () => '{"type":"object","properties":{"a":{"$ref":"https://example.com/schemas/a.json"}}}', /refers to "https:\/\/example\.com\/schemas\/a\.json", outside the schema; references are never fetched \(no network access\): put the definition under \$defs/],
-    ['a $ref to another file', () => '{"$ref":"common.json#/$defs/a"}', /refers to "common\.json#\/\$defs\/a", outside the schema; references are never fetched/],
-    ['a $ref to nothing in the schema', () => '{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}', /has a \$ref to "#\/\$defs\/missing", which is not in the schema/],
-    ['an unsupported $schema (draft-04)', () => '{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}', /names \$schema "http:\/\/json-schema\.org\/draft-04\/schema#"; use draft 2020-12 or draft-07/],
-    ['a 2 MB schema file', (dir) => file(dir, 'huge.json', hugeSchema()), /--json-schema: .*huge\.json is 2\.\d MB; at most 256 KB is accepted, since the schema goes into every request\./],
+    [
+      'a file that is not JSON',
+      (dir) => file(dir, 's.json', '{\n  "type": "object",\n  properties: {}\n}'),
+      /--json-schema: .*s\.json is not JSON: Expected double-quoted property name at line 3, column 3\./,
+    ],
+    [
+      'inline text that is not JSON',
+      () => '{"type": "object",}',
+      /--json-schema: the inline schema is not JSON: Expected double-quoted property name at line 1, column 19\./,
+    ],
+    [
+      'words that are neither a file nor JSON',
+      () => 'type: object',
+      /cannot read .*type: object: no such file \(an inline schema starts with \{\)/,
+    ],
+    [
+      '{"type": "nonsense"}',
+      () => '{"type": "nonsense"}',
+      /--json-schema: the inline schema is not a valid JSON Schema \(2020-12\): schema is invalid: data\/type must be equal to one of the allowed values/,
+    ],
+    [
+      'a pattern that is not a regular expression',
+      () => '{"type":"string","pattern":"(unclosed"}',
+      /not a valid JSON Schema \(2020-12\): Invalid regular expression/,
+    ],
+    [
+      'a schema that is an array',
+      (dir) => file(dir, 'a.json', '[{"type":"string"}]'),
+      /is not a JSON Schema: a schema is a JSON object; got an array/,
+    ],
+    [
+      'a $ref to a remote URL',
+      () => '{"type":"object","properties":{"a":{"$ref":"https://example.com/schemas/a.json"}}}',
+      /refers to "https:\/\/example\.com\/schemas\/a\.json", outside the schema; references are never fetched \(no network access\): put the definition under \$defs/,
+    ],
+    [
+      'a $ref to another file',
+      () => '{"$ref":"common.json#/$defs/a"}',
+      /refers to "common\.json#\/\$defs\/a", outside the schema; references are never fetched/,
+    ],
+    [
+      'a $ref to nothing in the schema',
+      () => '{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}',
+      /has a \$ref to "#\/\$defs\/missing", which is not in the schema/,
+    ],
+    [
+      'an unsupported $schema (draft-04)',
+      () => '{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}',
+      /names \$schema "http:\/\/json-schema\.org\/draft-04\/schema#"; use draft 2020-12 or draft-07/,
+    ],
+    [
+      'a 2 MB schema file',
+      (dir) => file(dir, 'huge.json', hugeSchema()),
+      /--json-schema: .*huge\.json is 2\.\d MB; at most 256 KB is accepted, since the schema goes into every request\./,
+    ],
     ['an empty value', () => ' ', /--json-schema needs a value/],
   ];
 
@@ -49,7 +98,9 @@ describe('a schema that cannot be used: exit 2, one plain message, no request', 
   it('json modes still print the result object, error_usage, with the message', async () => {
     const s = await serve([answer('never')]);
     for (const format of ['json', 'stream-json']) {
-      const run = await runAgent(['--output-format', format, '--json-schema', '{"type":"nonsense"}', 'go'], s.url, { cwd: tempDir() });
+      const run = await runAgent(['--output-format', format, '--json-schema', '{"type":"nonsense"}', 'go'], s.url, {
+        cwd: tempDir(),
+      });
       expect(run.code).toBe(2);
       const last = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
       expect(last).toMatchObject({ type: 'result', subtype: 'error_usage', exit_code: 2, schema_version: 1 });
@@ -68,13 +119,37 @@ describe('a schema that cannot be used: exit 2, one plain message, no request', 
 
 describe('schemas that are accepted', () => {
   it.each([
-    ['draft 2020-12 (the default), from a file', 'schema.json', { type: 'object', properties: { a: { type: 'string', format: 'email' } }, required: ['a'] }],
-    ['draft 2020-12, named', 'named.json', { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { a: { $ref: '#/$defs/x' } }, $defs: { x: { type: 'string' } } }],
-    ['draft-07, named', 'seven.json', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } }, dependencies: { a: ['a'] } }],
+    [
+      'draft 2020-12 (the default), from a file',
+      'schema.json',
+      { type: 'object', properties: { a: { type: 'string', format: 'email' } }, required: ['a'] },
+    ],
+    [
+      'draft 2020-12, named',
+      'named.json',
+      {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: { a: { $ref: '#/$defs/x' } },
+        $defs: { x: { type: 'string' } },
+      },
+    ],
+    [
+      'draft-07, named',
+      'seven.json',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        dependencies: { a: ['a'] },
+      },
+    ],
   ])('%s', async (_name, fileName, schema) => {
     const dir = tempDir();
     const s = await serve([answer('{"a":"x@example.com"}')]);
-    const run = await runAgent(['--json-schema', file(dir, fileName, JSON.stringify(schema)), 'go'], s.url, { cwd: dir });
+    const run = await runAgent(['--json-schema', file(dir, fileName, JSON.stringify(schema)), 'go'], s.url, {
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('{"a":"x@example.com"}\n');
     expect(s.rejections()).toEqual([]);
@@ -91,7 +166,9 @@ describe('schemas that are accepted', () => {
 
   it('a keyword the validator does not know (a typo) is a warning, not an error', async () => {
     const s = await serve([answer('{}')]);
-    const run = await runAgent(['--json-schema', '{"type":"object","properties":{},"requried":["a"]}', 'go'], s.url, { cwd: tempDir() });
+    const run = await runAgent(['--json-schema', '{"type":"object","properties":{},"requried":["a"]}', 'go'], s.url, {
+      cwd: tempDir(),
+    });
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/warning: --json-schema: strict mode: unknown keyword: "requried"/);
   });

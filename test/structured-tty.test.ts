@@ -5,13 +5,17 @@ import { runOnTerminal, screenOf } from './support/terminal.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
-const SCHEMA = '{"type":"object","properties":{"verdict":{"enum":["approve","reject"]},"reasons":{"type":"array","items":{"type":"string"}}},"required":["verdict"]}';
+const SCHEMA =
+  '{"type":"object","properties":{"verdict":{"enum":["approve","reject"]},"reasons":{"type":"array","items":{"type":"string"}}},"required":["verdict"]}';
 const REPLY = '{"verdict":"approve","reasons":["tests pass","small diff"]}';
 const PRETTY = ['{', '  "verdict": "approve",', '  "reasons": [', '    "tests pass",', '    "small diff"', '  ]', '}'];
 
 it('shows the answer pretty-printed on a terminal, and the one-line value on stdout', async () => {
   const s = await serve([answer(REPLY)]);
-  const { code, bytes } = await runOnTerminal(`"$AGENT" --json-schema '${SCHEMA}' review`, { env: { ...baseEnv(s.url), NO_COLOR: '1' }, cwd: tempDir() });
+  const { code, bytes } = await runOnTerminal(`"$AGENT" --json-schema '${SCHEMA}' review`, {
+    env: { ...baseEnv(s.url), NO_COLOR: '1' },
+    cwd: tempDir(),
+  });
   expect(code).toBe(0);
   const screen = await screenOf(bytes);
   const start = screen.indexOf('{');

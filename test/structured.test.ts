@@ -42,16 +42,28 @@ describe('apiSchemaFor', () => {
   it('sends an object schema as it is, in the API subset', () => {
     const api = apiSchemaFor({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'] });
     expect(api.wrapped).toBe(false);
-    expect(api.constraint).toEqual({ type: 'object', properties: { n: { type: 'integer', description: '{minimum: 1}' } }, additionalProperties: false, required: ['n'] });
+    expect(api.constraint).toEqual({
+      type: 'object',
+      properties: { n: { type: 'integer', description: '{minimum: 1}' } },
+      additionalProperties: false,
+      required: ['n'],
+    });
   });
 
   it('wraps any other top level, and moves its definitions to the new root', () => {
     const api = apiSchemaFor({ type: 'array', items: { $ref: '#/$defs/file' }, $defs: { file: { type: 'string' } } });
     expect(api.wrapped).toBe(true);
     expect(api.shown).toEqual({
-      type: 'object', properties: { value: { type: 'array', items: { $ref: '#/$defs/file' } } }, required: ['value'], additionalProperties: false, $defs: { file: { type: 'string' } },
+      type: 'object',
+      properties: { value: { type: 'array', items: { $ref: '#/$defs/file' } } },
+      required: ['value'],
+      additionalProperties: false,
+      $defs: { file: { type: 'string' } },
     });
-    expect(api.constraint).toMatchObject({ $defs: { file: { type: 'string' } }, properties: { value: { items: { $ref: '#/$defs/file' } } } });
+    expect(api.constraint).toMatchObject({
+      $defs: { file: { type: 'string' } },
+      properties: { value: { items: { $ref: '#/$defs/file' } } },
+    });
   });
 
   it('re-points refs into the schema itself when it is wrapped, and does not constrain them', () => {
@@ -62,10 +74,22 @@ describe('apiSchemaFor', () => {
 
   it.each([
     ['a map', { type: 'object', additionalProperties: { type: 'string' } }, 'an object with additionalProperties'],
-    ['an object with no properties', { type: 'object', properties: { inner: { type: 'object' } } }, 'an object without properties'],
+    [
+      'an object with no properties',
+      { type: 'object', properties: { inner: { type: 'object' } } },
+      'an object without properties',
+    ],
     ['a tuple', { type: 'array', prefixItems: [{ type: 'string' }] }, 'a tuple'],
-    ['a nullable object', { type: 'object', properties: { a: { type: ['object', 'null'], properties: {} } } }, 'a type list with object or array'],
-    ['patternProperties', { type: 'object', properties: {}, patternProperties: { '^x': { type: 'string' } } }, 'patternProperties'],
+    [
+      'a nullable object',
+      { type: 'object', properties: { a: { type: ['object', 'null'], properties: {} } } },
+      'a type list with object or array',
+    ],
+    [
+      'patternProperties',
+      { type: 'object', properties: {}, patternProperties: { '^x': { type: 'string' } } },
+      'patternProperties',
+    ],
   ])('leaves %s unconstrained, rather than force every answer to {}', (_name, schema, reason) => {
     expect(apiSchemaFor(schema)).toMatchObject({ constraint: undefined, unconstrainedBecause: reason });
   });
@@ -82,13 +106,24 @@ describe('apiSchemaFor', () => {
 
 describe("the loop's finish hook", () => {
   const reply = (text: string, stop: Anthropic.StopReason = 'end_turn') =>
-    ({ id: 'm', type: 'message', role: 'assistant', model: 't', content: [{ type: 'text', text, citations: null }], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }) as unknown as Anthropic.Message;
+    ({
+      id: 'm',
+      type: 'message',
+      role: 'assistant',
+      model: 't',
+      content: [{ type: 'text', text, citations: null }],
+      stop_reason: stop,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    }) as unknown as Anthropic.Message;
 
   function loop(replies: Anthropic.Message[], verdicts: FinishVerdict[], maxTurns = 10) {
     const seen: string[] = [];
     const deps: LoopDeps = {
       callModel: async () => ({ ok: true, message: replies.shift()! }),
-      runTool: async () => { throw new Error('no tools here'); },
+      runTool: async () => {
+        throw new Error('no tools here');
+      },
       context: { fit: () => ({ ok: true, elided: 0 }), observe: () => {} },
       emit: () => {},
       maxTurns,
@@ -103,7 +138,10 @@ describe("the loop's finish hook", () => {
   }
 
   it('sends the message back and goes on, then accepts', async () => {
-    const { run, messages, seen } = loop([reply('one'), reply('two')], [{ kind: 'retry', message: 'again' }, { kind: 'accept' }]);
+    const { run, messages, seen } = loop(
+      [reply('one'), reply('two')],
+      [{ kind: 'retry', message: 'again' }, { kind: 'accept' }],
+    );
     expect(await run()).toEqual({ kind: 'success', stopReason: 'end_turn', finalText: 'two', turns: 2 });
     expect(seen).toEqual(['one', 'two']);
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
@@ -112,7 +150,13 @@ describe("the loop's finish hook", () => {
 
   it('ends with structured_output when told to give up', async () => {
     const { run } = loop([reply('x')], [{ kind: 'fail', message: 'no good' }]);
-    expect(await run()).toEqual({ kind: 'structured_output', stopReason: 'end_turn', finalText: 'x', turns: 1, message: 'no good' });
+    expect(await run()).toEqual({
+      kind: 'structured_output',
+      stopReason: 'end_turn',
+      finalText: 'x',
+      turns: 1,
+      message: 'no good',
+    });
   });
 
   it('ends with max_turns when the retry would pass --max-turns', async () => {
@@ -121,7 +165,10 @@ describe("the loop's finish hook", () => {
   });
 
   it('judges an answer continued after max_tokens whole, and the next answer alone', async () => {
-    const { run, seen } = loop([reply('{"a":', 'max_tokens'), reply('1}'), reply('{"a":2}')], [{ kind: 'retry', message: 'again' }, { kind: 'accept' }]);
+    const { run, seen } = loop(
+      [reply('{"a":', 'max_tokens'), reply('1}'), reply('{"a":2}')],
+      [{ kind: 'retry', message: 'again' }, { kind: 'accept' }],
+    );
     expect(await run()).toMatchObject({ kind: 'success', finalText: '{"a":2}' });
     expect(seen).toEqual(['{"a":1}', '{"a":2}']);
   });

@@ -17,7 +17,10 @@ const ANSWER = 'THE-FINAL-ANSWER';
 const conversation = (): Turn[] => [
   {
     kind: 'message',
-    content: [{ type: 'text', text: NARRATION }, { type: 'tool_use', name: 'bash', input: { command: 'echo looked' } }],
+    content: [
+      { type: 'text', text: NARRATION },
+      { type: 'tool_use', name: 'bash', input: { command: 'echo looked' } },
+    ],
     delayMs: 200,
     chunkDelayMs: 30,
   },
@@ -43,14 +46,29 @@ interface Case {
 const CASES: Case[] = [
   { name: 'stdout and stderr on the same terminal', line: '$AGENT go', screen: SHARED },
   { name: 'stdout to a file', line: '$AGENT go > out.txt', screen: STREAMED, files: { 'out.txt': `${ANSWER}\n` } },
-  { name: 'stdout to a pipe', line: '$AGENT go | cat > out.txt', screen: STREAMED, files: { 'out.txt': `${ANSWER}\n` } },
+  {
+    name: 'stdout to a pipe',
+    line: '$AGENT go | cat > out.txt',
+    screen: STREAMED,
+    files: { 'out.txt': `${ANSWER}\n` },
+  },
   { name: 'stdout to /dev/null', line: '$AGENT go > /dev/null', screen: STREAMED },
   { name: 'stderr to a file', line: '$AGENT go 2> err.txt', screen: [ANSWER], files: { 'err.txt': LOG } },
-  { name: 'stderr to a pipe', line: '$AGENT go 2>&1 >/dev/tty | cat > err.txt', screen: [ANSWER], files: { 'err.txt': LOG } },
+  {
+    name: 'stderr to a pipe',
+    line: '$AGENT go 2>&1 >/dev/tty | cat > err.txt',
+    screen: [ANSWER],
+    files: { 'err.txt': LOG },
+  },
   { name: 'stderr to /dev/null', line: '$AGENT go 2> /dev/null', screen: [ANSWER] },
   { name: 'both to one file', line: '$AGENT go > log.txt 2>&1', screen: [], files: { 'log.txt': LOG } },
   { name: 'both to one pipe', line: '$AGENT go 2>&1 | cat > log.txt', screen: [], files: { 'log.txt': LOG } },
-  { name: 'each to its own file', line: '$AGENT go > out.txt 2> err.txt', screen: [], files: { 'out.txt': `${ANSWER}\n`, 'err.txt': LOG } },
+  {
+    name: 'each to its own file',
+    line: '$AGENT go > out.txt 2> err.txt',
+    screen: [],
+    files: { 'out.txt': `${ANSWER}\n`, 'err.txt': LOG },
+  },
 ];
 
 describe('every combination of stdout and stderr', () => {
@@ -71,7 +89,10 @@ describe('every combination of stdout and stderr', () => {
   it('json to a file: the result object alone, the terminal as with text', async () => {
     const server = await serve(conversation());
     const dir = tempDir();
-    const run = await runOnTerminal('$AGENT --output-format json go > out.json < /dev/null', { env: baseEnv(server.url), cwd: dir });
+    const run = await runOnTerminal('$AGENT --output-format json go > out.json < /dev/null', {
+      env: baseEnv(server.url),
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     expect(overwrites(run.bytes)).toEqual([]);
     expect(normalised(await screenOf(run.bytes))).toEqual(STREAMED);
@@ -98,7 +119,11 @@ describe('while a command runs on a terminal', () => {
     expect(frames.some((frame) => frame.endsWith(`$ ${command}  2 s`))).toBe(true);
     const screen = await screenOf(run.bytes);
     expect(screen[0]).toMatch(new RegExp(`^\\$ ${escape(command)}  [2-9]\\.\\d s · exit code 4$`));
-    expect(screen.slice(1)).toEqual(['  │ slept', ANSWER, expect.stringMatching(/^2 turns · 1 command · \d\.\d s · \$\d\.\d{4}$/)]);
+    expect(screen.slice(1)).toEqual([
+      '  │ slept',
+      ANSWER,
+      expect.stringMatching(/^2 turns · 1 command · \d\.\d s · \$\d\.\d{4}$/),
+    ]);
   });
 
   it('shows no spinner, rule or summary with -q: only the answer', async () => {
@@ -120,7 +145,10 @@ describe('colour', () => {
     ['FORCE_COLOR=0', { FORCE_COLOR: '0' }, false],
   ] as const)('on a terminal, %s: colour %s', async (_name, env, coloured) => {
     const server = await serve(conversation());
-    const run = await runOnTerminal('$AGENT go < /dev/null', { env: { ...baseEnv(server.url), ...env }, cwd: tempDir() });
+    const run = await runOnTerminal('$AGENT go < /dev/null', {
+      env: { ...baseEnv(server.url), ...env },
+      cwd: tempDir(),
+    });
     expect(run.code).toBe(0);
     expect(COLOUR.test(run.bytes)).toBe(coloured);
     expect(normalised(await screenOf(run.bytes))).toEqual(SHARED);
@@ -129,17 +157,26 @@ describe('colour', () => {
   it('off a terminal only with FORCE_COLOR, and never on stdout', async () => {
     const server = await serve([...conversation(), ...conversation(), ...conversation()]);
     const dir = tempDir();
-    const plain = await runOnTerminal('$AGENT go > out.txt 2> err.txt < /dev/null', { env: baseEnv(server.url), cwd: dir });
+    const plain = await runOnTerminal('$AGENT go > out.txt 2> err.txt < /dev/null', {
+      env: baseEnv(server.url),
+      cwd: dir,
+    });
     expect(plain.code).toBe(0);
     expect(readFileSync(join(dir, 'err.txt'), 'utf8')).not.toMatch(COLOUR);
-    const forced = await runOnTerminal('$AGENT go > out.txt 2> err.txt < /dev/null', { env: { ...baseEnv(server.url), FORCE_COLOR: '1' }, cwd: dir });
+    const forced = await runOnTerminal('$AGENT go > out.txt 2> err.txt < /dev/null', {
+      env: { ...baseEnv(server.url), FORCE_COLOR: '1' },
+      cwd: dir,
+    });
     expect(forced.code).toBe(0);
     const err = readFileSync(join(dir, 'err.txt'), 'utf8');
     expect(err).toMatch(COLOUR);
     expect(err.replace(/\u001b\[[0-9;]*m/g, '')).toContain('$ echo looked\n');
     expect(readFileSync(join(dir, 'out.txt'), 'utf8')).toBe(`${ANSWER}\n`);
     // FORCE_COLOR wins over NO_COLOR, as in Node itself (which says so in a warning of its own).
-    const both = await runOnTerminal('$AGENT go > out.txt 2> err.txt < /dev/null', { env: { ...baseEnv(server.url), FORCE_COLOR: '1', NO_COLOR: '1' }, cwd: dir });
+    const both = await runOnTerminal('$AGENT go > out.txt 2> err.txt < /dev/null', {
+      env: { ...baseEnv(server.url), FORCE_COLOR: '1', NO_COLOR: '1' },
+      cwd: dir,
+    });
     expect(both.code).toBe(0);
     expect(readFileSync(join(dir, 'err.txt'), 'utf8')).toMatch(COLOUR);
   });

@@ -37,7 +37,9 @@ describe('TLS to the API', () => {
     const s = await serve([answer('never')], { tls: certs.server });
     const run = await runAgent(['go'], s.url);
     expectFailedAtOnce(run, s.connections());
-    expect(run.stderr).toContain(`TLS with ${s.url} failed: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`);
+    expect(run.stderr).toContain(
+      `TLS with ${s.url} failed: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+    );
     expect(run.stderr).toContain('set NODE_EXTRA_CA_CERTS to its CA certificate (PEM file)');
     expect(s.requests).toEqual([]);
   });
@@ -54,7 +56,9 @@ describe('TLS to the API', () => {
     const s = await serve([answer('never')], { tls: certs.selfSigned });
     const run = await runAgent(['go'], s.url, { env: { NODE_EXTRA_CA_CERTS: certs.caFile } });
     expectFailedAtOnce(run, s.connections());
-    expect(run.stderr).toContain(`NODE_EXTRA_CA_CERTS (${certs.caFile}) holds no authority that signed this certificate`);
+    expect(run.stderr).toContain(
+      `NODE_EXTRA_CA_CERTS (${certs.caFile}) holds no authority that signed this certificate`,
+    );
   });
 
   it('a certificate for another host name is exit 3 at once, saying so', async () => {
@@ -70,7 +74,9 @@ describe('TLS to the API', () => {
     const s = await serve([answer('never')]);
     const run = await runAgent(['go'], s.url.replace('http:', 'https:'));
     expectFailedAtOnce(run, s.connections());
-    expect(run.stderr).toMatch(/TLS with https:\/\/127\.0\.0\.1:\d+ failed: .*(wrong version number|packet length too long)/);
+    expect(run.stderr).toMatch(
+      /TLS with https:\/\/127\.0\.0\.1:\d+ failed: .*(wrong version number|packet length too long)/,
+    );
     expect(run.stderr).toContain('if it is a plain http endpoint, use an http:// URL');
   });
 
@@ -78,15 +84,21 @@ describe('TLS to the API', () => {
     const s = await serve([answer('never')], { tls: certs.server });
     const missing = join(certs.caFile, '..', 'no-such-ca.pem');
     const run = await runAgent(['go'], s.url, { env: { NODE_EXTRA_CA_CERTS: missing } });
-    expect(run.stderr).toContain(`warning: NODE_EXTRA_CA_CERTS names ${missing}, which cannot be read (ENOENT): no extra certificate authority is trusted.`);
+    expect(run.stderr).toContain(
+      `warning: NODE_EXTRA_CA_CERTS names ${missing}, which cannot be read (ENOENT): no extra certificate authority is trusted.`,
+    );
     expectFailedAtOnce(run, s.connections());
-    expect(run.stderr).toContain(`NODE_EXTRA_CA_CERTS (${missing}) cannot be read (ENOENT), so no extra authority is trusted.`);
+    expect(run.stderr).toContain(
+      `NODE_EXTRA_CA_CERTS (${missing}) cannot be read (ENOENT), so no extra authority is trusted.`,
+    );
   });
 
   it('a missing NODE_EXTRA_CA_CERTS file does not stop a run that needs no extra authority', async () => {
     const s = await serve([answer('plain http is fine')]);
     const run = await runAgent(['go'], s.url, { env: { NODE_EXTRA_CA_CERTS: '/nonexistent/ca.pem' } });
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain('warning: NODE_EXTRA_CA_CERTS names /nonexistent/ca.pem, which cannot be read (ENOENT)');
+    expect(run.stderr).toContain(
+      'warning: NODE_EXTRA_CA_CERTS names /nonexistent/ca.pem, which cannot be read (ENOENT)',
+    );
   });
 });

@@ -129,5 +129,3 @@ export function withCacheBreakpoints(parts: RequestParts): RequestParts {
   }
   return { system, tools, messages };
 }
-
-

@@ -89,7 +89,8 @@ export class ContextWindow {
   constructor(options: ContextWindowOptions) {
     const window = options.contextWindow ?? 200_000;
     if (!(Number.isFinite(window) && window > 0)) throw new RangeError(`contextWindow must be positive, got ${window}`);
-    if (!(options.maxOutputTokens >= 0)) throw new RangeError(`maxOutputTokens must be >= 0, got ${options.maxOutputTokens}`);
+    if (!(options.maxOutputTokens >= 0))
+      throw new RangeError(`maxOutputTokens must be >= 0, got ${options.maxOutputTokens}`);
     const threshold = checkShare('threshold', options.threshold ?? 0.75);
     const lowMark = checkShare('lowMark', options.lowMark ?? 0.5);
     const hardLimit = window - Math.min(options.maxOutputTokens, window / 4);

@@ -66,15 +66,21 @@ async function nodeFetch(
 ): Promise<Response> {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const headers: Record<string, string> = {};
-  new LightHeaders(init.headers as Iterable<[string, string]> | Record<string, string> | undefined).forEach((value, key) => (headers[key] = value));
+  new LightHeaders(init.headers as Iterable<[string, string]> | Record<string, string> | undefined).forEach(
+    (value, key) => (headers[key] = value),
+  );
   const { request, agent, proxy } = await route(url);
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) }, (response) => {
-      if (proxy && response.statusCode === 407) {
-        response.resume();
-        reject(refusal(proxy, url, 407, response.statusMessage ?? '', false));
-      } else resolve(response);
-    });
+    const req = request(
+      url,
+      { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) },
+      (response) => {
+        if (proxy && response.statusCode === 407) {
+          response.resume();
+          reject(refusal(proxy, url, 407, response.statusMessage ?? '', false));
+        } else resolve(response);
+      },
+    );
     watchProxy(req, { url, proxy, caFile }, reject);
     if (onSent) req.once('finish', onSent);
     const body = init.body;
@@ -95,7 +101,11 @@ async function nodeFetch(
 }
 
 /** Turns connection errors into ones that say where they happened: at the proxy, or in TLS with the server. */
-function watchProxy(req: ClientRequest, { url, proxy, caFile }: { url: URL; proxy: Route['proxy']; caFile: string | undefined }, reject: (error: Error) => void): void {
+function watchProxy(
+  req: ClientRequest,
+  { url, proxy, caFile }: { url: URL; proxy: Route['proxy']; caFile: string | undefined },
+  reject: (error: Error) => void,
+): void {
   let reachedProxy = false;
   req.on('proxyConnect', (connect: { statusCode?: number; statusText?: string }) => {
     reachedProxy = true;
@@ -106,14 +116,31 @@ function watchProxy(req: ClientRequest, { url, proxy, caFile }: { url: URL; prox
   });
   req.on('error', (error: Error) => {
     if (error.name === 'AbortError') reject(error);
-    else if (isTlsError(error)) reject(new TlsFailure(proxy && !reachedProxy ? `the proxy ${displayProxy(proxy.url)}` : url.origin, error, caFile));
+    else if (isTlsError(error))
+      reject(
+        new TlsFailure(proxy && !reachedProxy ? `the proxy ${displayProxy(proxy.url)}` : url.origin, error, caFile),
+      );
     else if (proxy && !reachedProxy) reject(new ProxyUnreachable(displayProxy(proxy.url), proxy.variable, error));
     else reject(error);
   });
 }
 
-function refusal(proxy: NonNullable<Route['proxy']>, url: URL, status: number, statusText: string, tunnel: boolean): ProxyRefused {
+function refusal(
+  proxy: NonNullable<Route['proxy']>,
+  url: URL,
+  status: number,
+  statusText: string,
+  tunnel: boolean,
+): ProxyRefused {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const sentCredentials = proxy.url.username !== '' || proxy.url.password !== '';
-  return new ProxyRefused(displayProxy(proxy.url), proxy.variable, `${url.hostname}:${port}`, status, statusText, sentCredentials, tunnel);
+  return new ProxyRefused(
+    displayProxy(proxy.url),
+    proxy.variable,
+    `${url.hostname}:${port}`,
+    status,
+    statusText,
+    sentCredentials,
+    tunnel,
+  );
 }

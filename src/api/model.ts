@@ -54,7 +54,10 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
   const client = messagesClient(config, () => stallWatch?.touch(), onRequestSent);
   const warn = (message: string) => emit({ type: 'warning', message });
   const models = new ModelSwitch(config.plans, warn);
-  const fields = combineExtras(thinkingExtras(() => models.plan, warn), extras);
+  const fields = combineExtras(
+    thinkingExtras(() => models.plan, warn),
+    extras,
+  );
 
   const attempt = async (request: Anthropic.MessageStreamParams, signal: AbortSignal): Promise<Attempt> => {
     const watch = watchForStall(signal, config.streamIdleMs);
@@ -66,10 +69,12 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
       const message = asMessage(await stream.finalMessage());
       record(stats, request.model, message.usage);
       // Sent back unsigned, it would be refused; a reply whose stream was cut short is asked for again instead.
-      if (hasUnsignedThinking(message) && message.stop_reason !== 'max_tokens') return { ok: false, failure: retryable('stream broke: a thinking block came without its signature') };
+      if (hasUnsignedThinking(message) && message.stop_reason !== 'max_tokens')
+        return { ok: false, failure: retryable('stream broke: a thinking block came without its signature') };
       return { ok: true, message };
     } catch (error) {
-      if (watch.stalled()) return { ok: false, failure: retryable(`stream stalled: no data for ${config.streamIdleMs / 1000} s`) };
+      if (watch.stalled())
+        return { ok: false, failure: retryable(`stream stalled: no data for ${config.streamIdleMs / 1000} s`) };
       return { ok: false, failure: classifyFailure(error, signal) };
     } finally {
       stats.apiMs += performance.now() - started;
@@ -84,8 +89,14 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
       const failure = outcome.failure;
       if (failure.kind === 'aborted') return { ok: false, failure };
       if (failure.kind === 'fatal' && fields.refused(failure.failure)) continue;
-      if (failure.kind === 'fatal') return { ok: false, failure: failure.failure, reason: modelNotFound(failure.failure) ? 'not_found' : undefined };
-      if (attemptNo >= MAX_ATTEMPTS) return { ok: false, failure: gaveUp(failure), reason: overloaded(failure) ? 'overloaded' : undefined };
+      if (failure.kind === 'fatal')
+        return {
+          ok: false,
+          failure: failure.failure,
+          reason: modelNotFound(failure.failure) ? 'not_found' : undefined,
+        };
+      if (attemptNo >= MAX_ATTEMPTS)
+        return { ok: false, failure: gaveUp(failure), reason: overloaded(failure) ? 'overloaded' : undefined };
       const delayMs = retryDelayMs(attemptNo, config.retryBaseDelayMs, failure.retryAfterMs);
       emit({ type: 'retry', attempt: attemptNo + 1, maxAttempts: MAX_ATTEMPTS, delayMs, reason: failure.reason });
       if (!(await sleep(delayMs, signal))) return { ok: false, failure: { kind: 'aborted' } };
@@ -98,7 +109,10 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
     emit({ type: 'request_start', turn });
     for (;;) {
       const { model, maxTokens } = models.plan;
-      const outcome = await withRetries(() => ({ model, max_tokens: maxTokens, system, tools, messages: sent, ...fields.fields() }), signal);
+      const outcome = await withRetries(
+        () => ({ model, max_tokens: maxTokens, system, tools, messages: sent, ...fields.fields() }),
+        signal,
+      );
       if (outcome.ok) {
         stats.model = model;
         emit({ type: 'response', turn, message: outcome.message });
@@ -127,13 +141,16 @@ function messagesClient(config: ModelSetup['config'], onData: () => void, onRequ
 }
 
 type Attempt = { ok: true; message: Anthropic.Message } | { ok: false; failure: FailureClass };
-type Retried = { ok: true; message: Anthropic.Message } | { ok: false; failure: ModelFailure; reason?: SwitchReason | undefined };
+type Retried =
+  | { ok: true; message: Anthropic.Message }
+  | { ok: false; failure: ModelFailure; reason?: SwitchReason | undefined };
 
 /** Text and thinking as they stream, for people; the message itself is taken whole once it has completed. */
 function forwardDelta(event: Anthropic.MessageStreamEvent, emit: EventSink): void {
   if (event.type === 'content_block_delta') {
     if (event.delta.type === 'text_delta') emit({ type: 'text_delta', text: event.delta.text, block: event.index });
-    else if (event.delta.type === 'thinking_delta') emit({ type: 'thinking_delta', text: event.delta.thinking, block: event.index });
+    else if (event.delta.type === 'thinking_delta')
+      emit({ type: 'thinking_delta', text: event.delta.thinking, block: event.index });
   } else if (event.type === 'content_block_start' && event.content_block.type === 'redacted_thinking') {
     emit({ type: 'thinking_delta', text: '(redacted thinking)', block: event.index });
   }
@@ -158,9 +175,17 @@ class OwnCredentialsClient extends BaseAnthropic {
 function sdkCredentials(credentials: Config['credentials'], customHeaders: Record<string, string>) {
   // null removes a header of that name, so custom headers cannot add another credential.
   if ('apiKey' in credentials) {
-    return { apiKey: null, authToken: null, defaultHeaders: { ...customHeaders, 'x-api-key': credentials.apiKey, authorization: null } };
+    return {
+      apiKey: null,
+      authToken: null,
+      defaultHeaders: { ...customHeaders, 'x-api-key': credentials.apiKey, authorization: null },
+    };
   }
-  return { apiKey: null, authToken: null, defaultHeaders: { ...customHeaders, authorization: `Bearer ${credentials.authToken}`, 'x-api-key': null } };
+  return {
+    apiKey: null,
+    authToken: null,
+    defaultHeaders: { ...customHeaders, authorization: `Bearer ${credentials.authToken}`, 'x-api-key': null },
+  };
 }
 
 function record(stats: ModelStats, model: string, usage: Anthropic.Usage): void {
@@ -174,7 +199,13 @@ function retryable(reason: string): FailureClass {
 }
 
 function gaveUp(failure: Extract<FailureClass, { kind: 'retryable' }>): Extract<ModelFailure, { kind: 'api' }> {
-  return { kind: 'api', message: `${failure.reason} — gave up after ${MAX_ATTEMPTS} attempts.`, hint: undefined, status: failure.status, requestId: undefined };
+  return {
+    kind: 'api',
+    message: `${failure.reason} — gave up after ${MAX_ATTEMPTS} attempts.`,
+    hint: undefined,
+    status: failure.status,
+    requestId: undefined,
+  };
 }
 
 /** The message as the API sent it, without the SDK's parsing helpers (parsed_output), for transcripts and stream-json. */

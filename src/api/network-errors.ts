@@ -8,7 +8,10 @@ export class ProxyUnreachable extends Error {
   readonly code: string | undefined;
   constructor(proxy: string, variable: string, cause: Error) {
     const code = (cause as NodeJS.ErrnoException).code;
-    super(`cannot connect to the proxy ${proxy} (from ${variable}): ${code && !cause.message.includes(code) ? `${code}: ` : ''}${cause.message}`, { cause });
+    super(
+      `cannot connect to the proxy ${proxy} (from ${variable}): ${code && !cause.message.includes(code) ? `${code}: ` : ''}${cause.message}`,
+      { cause },
+    );
     this.code = code;
   }
 }
@@ -25,7 +28,9 @@ export class ProxyRefused extends Error {
     readonly sentCredentials: boolean,
     tunnel: boolean,
   ) {
-    super(`the proxy ${proxy} (from ${variable}) answered ${status}${statusText ? ` ${statusText}` : ''} to ${tunnel ? 'CONNECT' : 'a request for'} ${target}`);
+    super(
+      `the proxy ${proxy} (from ${variable}) answered ${status}${statusText ? ` ${statusText}` : ''} to ${tunnel ? 'CONNECT' : 'a request for'} ${target}`,
+    );
   }
 }
 
@@ -34,13 +39,22 @@ export class TlsFailure extends Error {
   override name = 'TlsFailure';
   readonly code: string;
   /** `caFile` is the NODE_EXTRA_CA_CERTS of the run, named in the advice. */
-  constructor(readonly origin: string, cause: Error & { code?: string; reason?: unknown }, readonly caFile?: string) {
+  constructor(
+    readonly origin: string,
+    cause: Error & { code?: string; reason?: unknown },
+    readonly caFile?: string,
+  ) {
     // OpenSSL's own errors carry a short reason ("wrong version number") beside a long technical message.
-    const reason = typeof cause.reason === 'string' && cause.reason !== '' ? cause.reason : /SSL routines:[^:]*:([^:]+)/.exec(cause.message)?.[1];
+    const reason =
+      typeof cause.reason === 'string' && cause.reason !== ''
+        ? cause.reason
+        : /SSL routines:[^:]*:([^:]+)/.exec(cause.message)?.[1];
     // Node 24 adds advice of its own after a semicolon ("…; if the root CA is installed locally, try …"); the hint
     // below gives ours.
     const text = reason ?? cause.message.replace(/; if the root CA is installed locally.*$/s, '');
-    super(`TLS with ${origin} failed: ${text}${cause.code && !text.includes(cause.code) ? ` (${cause.code})` : ''}`, { cause });
+    super(`TLS with ${origin} failed: ${text}${cause.code && !text.includes(cause.code) ? ` (${cause.code})` : ''}`, {
+      cause,
+    });
     this.code = cause.code ?? 'TLS';
   }
 }
@@ -51,14 +65,30 @@ type NetworkFailureClass =
 
 /** The certificate could not be verified against the trusted authorities. */
 const UNTRUSTED = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_UNTRUSTED', 'INVALID_CA', 'CERT_SIGNATURE_FAILURE', 'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY', 'CERT_CHAIN_TOO_LONG', 'PATH_LENGTH_EXCEEDED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_UNTRUSTED',
+  'INVALID_CA',
+  'CERT_SIGNATURE_FAILURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_CHAIN_TOO_LONG',
+  'PATH_LENGTH_EXCEEDED',
 ]);
 /** Other verdicts on a certificate. */
 const CERTIFICATE = new Set([
-  'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_REVOKED', 'CERT_REJECTED', 'INVALID_PURPOSE', 'HOSTNAME_MISMATCH',
-  'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_REJECTED',
+  'INVALID_PURPOSE',
+  'HOSTNAME_MISMATCH',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
 /** Certificate and TLS protocol errors; a handshake that timed out or was cut is a connection failure instead. */
@@ -75,7 +105,8 @@ export function classifyNetworkError(error: unknown): NetworkFailureClass | unde
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
     if (current instanceof TlsFailure) return { kind: 'fatal', message: `${current.message}.\n${tlsHint(current)}` };
     if (current instanceof ProxyRefused) return proxyRefusal(current);
-    if (current instanceof ProxyUnreachable) return { kind: 'retryable', reason: current.message, retryAfterMs: undefined };
+    if (current instanceof ProxyUnreachable)
+      return { kind: 'retryable', reason: current.message, retryAfterMs: undefined };
   }
   return undefined;
 }
@@ -105,7 +136,8 @@ function tlsHint({ code, origin, caFile: extra }: TlsFailure): string {
     const where = origin.startsWith('the proxy') ? 'the proxy URL' : 'ANTHROPIC_BASE_URL';
     return `${caFile}The certificate is for another host name: check the host in ${where} (NODE_EXTRA_CA_CERTS cannot fix a name mismatch).`;
   }
-  if (CERTIFICATE.has(code)) return `${caFile}The certificate itself is not acceptable; NODE_EXTRA_CA_CERTS can add a trusted authority but cannot fix that.`;
+  if (CERTIFICATE.has(code))
+    return `${caFile}The certificate itself is not acceptable; NODE_EXTRA_CA_CERTS can add a trusted authority but cannot fix that.`;
   return `${caFile}The server did not speak TLS as expected: if it is a plain http endpoint, use an http:// URL (NODE_EXTRA_CA_CERTS is for certificates from a private authority).`;
 }
 

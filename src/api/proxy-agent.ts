@@ -6,7 +6,11 @@ import { HttpProxyAgent } from 'http-proxy-agent';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 
 /** `tls` holds the certificate authorities to trust, for an https proxy and for the tunnelled connection. */
-export function createProxyAgent(proxy: URL, targetProtocol: string, tls: { secureContext?: SecureContext } = {}): Agent {
+export function createProxyAgent(
+  proxy: URL,
+  targetProtocol: string,
+  tls: { secureContext?: SecureContext } = {},
+): Agent {
   return targetProtocol === 'https:'
     ? new HttpsProxyAgent(proxy, { keepAlive: true, ...tls })
     : new HttpProxyAgent(proxy, { keepAlive: true, ...tls });

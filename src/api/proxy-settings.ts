@@ -9,7 +9,10 @@ type ProxyChoice =
   | { kind: 'invalid'; variable: string; problem: string };
 
 /** Every variable proxyFor reads. */
-export const PROXY_VARIABLES: readonly string[] = ['https_proxy', 'http_proxy', 'no_proxy'].flatMap((name) => [name.toUpperCase(), name]);
+export const PROXY_VARIABLES: readonly string[] = ['https_proxy', 'http_proxy', 'no_proxy'].flatMap((name) => [
+  name.toUpperCase(),
+  name,
+]);
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 const SUPPORTED = new Set(['http:', 'https:']);
@@ -42,10 +45,17 @@ function parseProxyUrl(variable: string, value: string): ProxyChoice {
     return { kind: 'invalid', variable, problem: `${variable} is not a valid proxy URL: '${redactUserinfo(value)}'.` };
   }
   if (!SUPPORTED.has(url.protocol)) {
-    const what = url.protocol.startsWith('socks') ? 'SOCKS proxies are not supported' : `the ${url.protocol}// scheme is not supported`;
-    return { kind: 'invalid', variable, problem: `${variable}=${displayProxy(url)}: ${what}; give an http:// or https:// proxy.` };
+    const what = url.protocol.startsWith('socks')
+      ? 'SOCKS proxies are not supported'
+      : `the ${url.protocol}// scheme is not supported`;
+    return {
+      kind: 'invalid',
+      variable,
+      problem: `${variable}=${displayProxy(url)}: ${what}; give an http:// or https:// proxy.`,
+    };
   }
-  if (url.hostname === '') return { kind: 'invalid', variable, problem: `${variable} names no proxy host: '${redactUserinfo(value)}'.` };
+  if (url.hostname === '')
+    return { kind: 'invalid', variable, problem: `${variable} names no proxy host: '${redactUserinfo(value)}'.` };
   return { kind: 'proxy', url, variable };
 }
 

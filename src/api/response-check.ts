@@ -17,7 +17,9 @@ export class UnexpectedResponse extends Error {
     readonly contentType: string,
     readonly firstWords: string,
   ) {
-    super(`HTTP ${status} with content type '${contentType || 'none'}' instead of an event stream: ${firstWords || '(empty body)'}`);
+    super(
+      `HTTP ${status} with content type '${contentType || 'none'}' instead of an event stream: ${firstWords || '(empty body)'}`,
+    );
   }
 }
 
@@ -32,7 +34,11 @@ export function checkedFetch(fetch: Fetch, onBytes: () => void): Fetch {
     }
     const counted = countingChunks(body as unknown as LightBody, onBytes);
     const headers = response.headers as unknown as LightHeaders;
-    return new LightResponse(counted, { status: response.status, statusText: response.statusText, headers }) as unknown as Response;
+    return new LightResponse(counted, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    }) as unknown as Response;
   };
 }
 

@@ -20,7 +20,11 @@ export type FailureClass =
 export function classifyFailure(error: unknown, signal: AbortSignal): FailureClass {
   if (signal.aborted || error instanceof APIUserAbortError) return { kind: 'aborted' };
   const network = classifyNetworkError(error);
-  if (network?.kind === 'fatal') return { kind: 'fatal', failure: { kind: 'api', message: network.message, hint: undefined, status: undefined, requestId: undefined } };
+  if (network?.kind === 'fatal')
+    return {
+      kind: 'fatal',
+      failure: { kind: 'api', message: network.message, hint: undefined, status: undefined, requestId: undefined },
+    };
   if (network) return retryable(network.reason);
   if (error instanceof APIError && error.status !== undefined) {
     const status = error.status;
@@ -28,7 +32,13 @@ export function classifyFailure(error: unknown, signal: AbortSignal): FailureCla
     const retryable = shouldRetry === 'true' || (shouldRetry !== 'false' && isRetryableStatus(status));
     const description = describeApiError(error);
     if (!retryable) {
-      const failure = { kind: 'api' as const, message: description, hint: hintForStatus(status), status, requestId: error.requestID ?? undefined };
+      const failure = {
+        kind: 'api' as const,
+        message: description,
+        hint: hintForStatus(status),
+        status,
+        requestId: error.requestID ?? undefined,
+      };
       return { kind: 'fatal', failure };
     }
     return { kind: 'retryable', reason: description, retryAfterMs: retryAfter(error), status };
@@ -36,7 +46,10 @@ export function classifyFailure(error: unknown, signal: AbortSignal): FailureCla
   if (error instanceof APIConnectionError && error.cause instanceof UnexpectedResponse) {
     const { cause } = error;
     const hint = 'Check ANTHROPIC_BASE_URL, and any proxy or captive portal between here and the API.';
-    return { kind: 'fatal', failure: { kind: 'api', message: cause.message, hint, status: cause.status, requestId: undefined } };
+    return {
+      kind: 'fatal',
+      failure: { kind: 'api', message: cause.message, hint, status: cause.status, requestId: undefined },
+    };
   }
   if (error instanceof APIConnectionError) return retryable(`connection failed: ${causeText(error)}`);
   // Status-less SDK errors come from the stream itself: an `error` event mid-way, or a stream that ended early.
@@ -60,7 +73,9 @@ function isNetworkError(error: unknown): error is Error {
 function causeText(error: Error): string {
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
   if (!cause || typeof cause.message !== 'string') return error.message;
-  return typeof cause.code === 'string' && !cause.message.includes(cause.code) ? `${cause.code}: ${cause.message}` : cause.message;
+  return typeof cause.code === 'string' && !cause.message.includes(cause.code)
+    ? `${cause.code}: ${cause.message}`
+    : cause.message;
 }
 
 function isRetryableStatus(status: number): boolean {

@@ -2,7 +2,6 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Effort, ModelPlan } from '../config.js';
 import type { ModelFailure } from './failure.js';
 
-
 export const EFFORTS = ['low', 'medium', 'high', 'max'] as const satisfies readonly Effort[];
 
 type ApiFailure = Extract<ModelFailure, { kind: 'api' }>;

@@ -33,7 +33,10 @@ function count(value: number | null | undefined): number {
 }
 
 /** Returns a new total; neither argument is changed. */
-export function addUsage(total: UsageTotals, u: UsageReport | Partial<Anthropic.Usage> | null | undefined): UsageTotals {
+export function addUsage(
+  total: UsageTotals,
+  u: UsageReport | Partial<Anthropic.Usage> | null | undefined,
+): UsageTotals {
   if (!u) return { ...total };
   return {
     input_tokens: total.input_tokens + count(u.input_tokens),

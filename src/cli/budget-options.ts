@@ -25,7 +25,9 @@ export function resolveBudget(raw: RawBudgetOptions, models: string[]): RunBudge
   }
   const maxDurationSec = positiveNumber('--max-duration', raw.maxDuration);
   if (maxDurationSec !== undefined && maxDurationSec > MAX_DURATION_SEC) {
-    throw new UsageError(`--max-duration must be at most ${MAX_DURATION_SEC} seconds (24 days); got '${raw.maxDuration}'.`);
+    throw new UsageError(
+      `--max-duration must be at most ${MAX_DURATION_SEC} seconds (24 days); got '${raw.maxDuration}'.`,
+    );
   }
   return { maxCostUsd, maxDurationSec };
 }
@@ -33,6 +35,7 @@ export function resolveBudget(raw: RawBudgetOptions, models: string[]): RunBudge
 function positiveNumber(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const number = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(value) ? Number(value) : Number.NaN;
-  if (!(number > 0 && Number.isFinite(number))) throw new UsageError(`${flag} must be a number greater than 0; got '${value}'.`);
+  if (!(number > 0 && Number.isFinite(number)))
+    throw new UsageError(`${flag} must be a number greater than 0; got '${value}'.`);
   return number;
 }

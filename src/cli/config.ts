@@ -46,7 +46,6 @@ export interface RawOptions extends RawSessionOptions, RawBudgetOptions, RawProm
   jsonSchema?: string;
 }
 
-
 /**
  * Flags + environment + dotenv file → a validated Config. Anything wrong is a UsageError (exit 2).
  * The dotenv file fills in only what the real environment lacks, so CI secrets always win; the state directory is
@@ -60,7 +59,10 @@ export function resolveConfig(raw: RawOptions, real: Variables): Config {
 
   const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, DEFAULTS.maxTimeoutSec);
   // --max-timeout alone caps the default limit too: no command runs longer than the user allowed.
-  const timeoutSec = raw.timeout === undefined ? Math.min(DEFAULTS.timeoutSec, maxTimeoutSec) : positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
+  const timeoutSec =
+    raw.timeout === undefined
+      ? Math.min(DEFAULTS.timeoutSec, maxTimeoutSec)
+      : positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
   if (timeoutSec > maxTimeoutSec) {
     throw new UsageError(
       `--timeout ${timeoutSec} is longer than --max-timeout ${maxTimeoutSec}, the longest limit a command may have.\n` +
@@ -72,12 +74,14 @@ export function resolveConfig(raw: RawOptions, real: Variables): Config {
     throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
   }
   if (raw.quiet && raw.verbose) throw new UsageError('--quiet and --verbose cannot be used together.');
-  const model = nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULTS.model;
+  const model =
+    nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULTS.model;
 
   const baseURL = readBaseURL(env);
   const prompt = resolvePromptOptions(raw, cwd, env.HOME);
   const planWarnings: string[] = [];
-  const maxTokensFlag = raw.maxTokens === undefined ? undefined : positiveInt('--max-tokens', raw.maxTokens, DEFAULTS.maxTokens);
+  const maxTokensFlag =
+    raw.maxTokens === undefined ? undefined : positiveInt('--max-tokens', raw.maxTokens, DEFAULTS.maxTokens);
   const plans = resolveModelPlans(raw, env, model, maxTokensFlag, DEFAULTS.maxTokens, planWarnings);
   const { network, warnings: networkWarnings } = networkSettings(baseURL, env, real);
   return {
@@ -92,13 +96,21 @@ export function resolveConfig(raw: RawOptions, real: Variables): Config {
     systemPrompt: prompt.systemPrompt,
     appendSystemPrompt: prompt.appendSystemPrompt,
     instructions: prompt.instructions,
-    guard: { builtinRules: !raw.dangerouslySkipGuard, allow: checkRules('--allow', raw.allow), deny: checkRules('--deny', raw.deny) },
+    guard: {
+      builtinRules: !raw.dangerouslySkipGuard,
+      allow: checkRules('--allow', raw.allow),
+      deny: checkRules('--deny', raw.deny),
+    },
     sandbox: Boolean(raw.sandbox),
     transcriptPath: raw.transcript === undefined ? undefined : resolve(raw.transcript),
     quiet: Boolean(raw.quiet),
     verbose: Boolean(raw.verbose),
     cache: raw.cache !== false,
-    contextWindow: atLeast(MIN_CONTEXT_WINDOW, positiveInt('--context-window', raw.contextWindow, DEFAULTS.contextWindow), '--context-window'),
+    contextWindow: atLeast(
+      MIN_CONTEXT_WINDOW,
+      positiveInt('--context-window', raw.contextWindow, DEFAULTS.contextWindow),
+      '--context-window',
+    ),
     credentials: readCredentials(env, originOf),
     baseURL,
     network,

@@ -32,7 +32,9 @@ export function loadDotenv(option: string | false | undefined, cwd: string, real
   const file = readDotenvFile(path, trusted);
   if (file.kind === 'absent') return loaded;
   if (file.kind === 'refused') {
-    loaded.warnings.push(`ignoring ${path}: it ${file.reason}, which a .env in the working directory may not be (use --env-file ${path} to read it).`);
+    loaded.warnings.push(
+      `ignoring ${path}: it ${file.reason}, which a .env in the working directory may not be (use --env-file ${path} to read it).`,
+    );
     return loaded;
   }
   const values = parseDotenv(file.text);
@@ -72,7 +74,10 @@ interface Ignored {
 }
 
 /** What a repository's `.env` may set, and what it names that is ignored, grouped by reason. */
-function screenRepositoryDotenv(values: Record<string, string>, real: Variables): { values: Record<string, string>; ignored: Ignored[] } {
+function screenRepositoryDotenv(
+  values: Record<string, string>,
+  real: Variables,
+): { values: Record<string, string>; ignored: Ignored[] } {
   const fromEnvironment = realCredential(real);
   const ownCredential = fromEnvironment ? undefined : CREDENTIALS.find((name) => values[name]?.trim());
   // Headers from the environment may carry a gateway's key: they go nowhere the repository chose either.

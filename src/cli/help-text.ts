@@ -39,7 +39,11 @@ const EXIT_CODES: Array<[code: string, meaning: string]> = [
 export function helpEpilogue(): string {
   return [
     '',
-    section('Examples:', EXAMPLES.map(([command, comment]) => [`$ ${command}`, `# ${comment}`]), true),
+    section(
+      'Examples:',
+      EXAMPLES.map(([command, comment]) => [`$ ${command}`, `# ${comment}`]),
+      true,
+    ),
     section('Environment:', ENVIRONMENT),
     section('Exit codes:', EXIT_CODES),
     'The answer goes to stdout; commands, narration and progress go to stderr.',

@@ -24,7 +24,8 @@ export async function resolvePrompt(sources: PromptSources): Promise<string> {
   }
 
   if (promptFile === '-') {
-    if (!stdinUsable) throw new UsageError('--prompt-file - reads the prompt from stdin, but stdin is a terminal or disabled.');
+    if (!stdinUsable)
+      throw new UsageError('--prompt-file - reads the prompt from stdin, but stdin is a terminal or disabled.');
     return requireText(await readAll(stdin), 'The prompt read from stdin is empty.');
   }
   if (promptFile !== undefined) {
@@ -34,7 +35,9 @@ export async function resolvePrompt(sources: PromptSources): Promise<string> {
       const { readFile } = await import('node:fs/promises');
       text = await readFile(path, 'utf8');
     } catch (error) {
-      throw new UsageError(`Cannot read prompt file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `Cannot read prompt file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     const prompt = requireText(text, `Prompt file ${path} is empty.`);
     return stdinUsable ? withPipedContext(await pipedContext(sources), prompt) : prompt;
@@ -44,7 +47,9 @@ export async function resolvePrompt(sources: PromptSources): Promise<string> {
     return stdinUsable ? withPipedContext(await pipedContext(sources), prompt) : prompt;
   }
   if (!stdinUsable) {
-    throw new UsageError('No prompt: give it as words (agent "fix the build"), pipe it on stdin, or use --prompt-file.');
+    throw new UsageError(
+      'No prompt: give it as words (agent "fix the build"), pipe it on stdin, or use --prompt-file.',
+    );
   }
   return requireText(await readAll(stdin), 'No prompt: stdin was empty. Give the prompt as words or pipe some text.');
 }
@@ -94,7 +99,9 @@ function readPipedContext(stream: Readable, warn: (message: string) => void): Pr
       stream.removeAllListeners('data');
       stream.pause();
       stream.destroy();
-      warn(`stdin gave nothing within ${STDIN_GRACE_MS / 1000} s; going on without it (use --no-stdin to skip this wait).`);
+      warn(
+        `stdin gave nothing within ${STDIN_GRACE_MS / 1000} s; going on without it (use --no-stdin to skip this wait).`,
+      );
       resolvePromise(undefined);
     }, STDIN_GRACE_MS);
     stream.on('data', (chunk: Buffer) => {

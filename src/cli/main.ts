@@ -33,7 +33,11 @@ export async function main(argv: string[], earlySignals: NodeJS.Signals[] = []):
   const env = processEnvironment();
   const cleanups: Array<() => void> = [];
   // Last registered, first run: the commands are killed before their directories are removed.
-  const cleanup = () => cleanups.splice(0).reverse().forEach((kill) => kill());
+  const cleanup = () =>
+    cleanups
+      .splice(0)
+      .reverse()
+      .forEach((kill) => kill());
   process.on('exit', cleanup);
   const controller = new AbortController();
   installSignalHandlers(controller, cleanup);
@@ -55,7 +59,13 @@ export async function main(argv: string[], earlySignals: NodeJS.Signals[] = []):
   exitWith(ending);
 }
 
-async function runCommand(argv: string[], env: Variables, controller: AbortController, cleanups: Array<() => void>, stdout: Stdout): Promise<Ending> {
+async function runCommand(
+  argv: string[],
+  env: Variables,
+  controller: AbortController,
+  cleanups: Array<() => void>,
+  stdout: Stdout,
+): Promise<Ending> {
   const startedAt = performance.now();
   // Until the configuration names the secrets, messages are only cleaned of control characters.
   let redactor = plainOnly;
@@ -98,7 +108,19 @@ async function runCommand(argv: string[], env: Variables, controller: AbortContr
   let report: RunReport;
   try {
     const emit = output.emit;
-    report = await run({ config, raw, words, messages, session, secrets, emit, controller, cleanups, startedAt, agentModule });
+    report = await run({
+      config,
+      raw,
+      words,
+      messages,
+      session,
+      secrets,
+      emit,
+      controller,
+      cleanups,
+      startedAt,
+      agentModule,
+    });
   } catch (error) {
     session.log.close();
     session.release();
@@ -129,7 +151,10 @@ interface RunSetup {
 async function run(setup: RunSetup): Promise<RunReport> {
   const { config, raw, words, messages, session, secrets, emit, controller, cleanups, startedAt, agentModule } = setup;
   // Checked before the prompt is read, so a bad schema fails at once; the validator loads only with the flag.
-  const structured = config.jsonSchema === undefined ? undefined : (await import('../structured/index.js')).prepareStructuredAnswer(config.jsonSchema, emit);
+  const structured =
+    config.jsonSchema === undefined
+      ? undefined
+      : (await import('../structured/index.js')).prepareStructuredAnswer(config.jsonSchema, emit);
   // Reading stdin can take a while (a slow producer, or the wait for piped context); a signal ends it too.
   const prompt = await unlessAborted(
     resolvePrompt({
@@ -142,7 +167,8 @@ async function run(setup: RunSetup): Promise<RunReport> {
     }),
     controller.signal,
   );
-  if (prompt === undefined || controller.signal.aborted) return reportBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt);
+  if (prompt === undefined || controller.signal.aborted)
+    return reportBeforeRun(stoppedOutcome(controller.signal), config.model, startedAt);
   const { runAgent } = await agentModule;
   return runAgent({
     config,
@@ -188,7 +214,10 @@ interface UsageFailure {
 }
 
 /** A run that never started: its result object has no session id, since there is no session to resume. */
-async function usageFailure(error: unknown, { format, startedAt, stdout, tell, redactor }: UsageFailure): Promise<Ending> {
+async function usageFailure(
+  error: unknown,
+  { format, startedAt, stdout, tell, redactor }: UsageFailure,
+): Promise<Ending> {
   if (!(error instanceof UsageError)) throw error;
   if (tell) tellFailure(redactor.plain(error.message));
   const outcome: Outcome = { kind: 'usage', stopReason: null, finalText: '', message: error.message };

@@ -12,7 +12,11 @@ const DEFAULT_API_URL = 'https://api.anthropic.com';
  * NODE_EXTRA_CA_CERTS already, so only one that a --env-file names needs loading here. Throws a UsageError for an
  * unusable proxy setting.
  */
-export function networkSettings(baseURL: string | undefined, env: Variables, real: Variables): { network: NetworkSettings; warnings: string[] } {
+export function networkSettings(
+  baseURL: string | undefined,
+  env: Variables,
+  real: Variables,
+): { network: NetworkSettings; warnings: string[] } {
   const proxy: Record<string, string> = {};
   for (const name of PROXY_VARIABLES) if (env[name] !== undefined) proxy[name] = env[name];
   const choice = proxyFor(new URL(baseURL ?? DEFAULT_API_URL), proxy);
@@ -27,7 +31,9 @@ export function networkSettings(baseURL: string | undefined, env: Variables, rea
       extraCa.pem = readFileSync(file, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      warnings.push(`NODE_EXTRA_CA_CERTS names ${file}, which cannot be read (${code}): no extra certificate authority is trusted.`);
+      warnings.push(
+        `NODE_EXTRA_CA_CERTS names ${file}, which cannot be read (${code}): no extra certificate authority is trusted.`,
+      );
     }
   }
   return { network: { proxy, extraCa, customHeaders: parseCustomHeaders(env.ANTHROPIC_CUSTOM_HEADERS) }, warnings };

@@ -35,7 +35,9 @@ export async function openOutput(
   const style = createStyle(colourWanted(stderr, config.terminal));
   // A terminal that reports no width (some pseudo-terminals) would send ora's line clearing into a loop.
   const cursorMoves = terminal && stderr.columns > 0 && config.terminal.term !== 'dumb' && !config.quiet;
-  const spinner = cursorMoves ? await (await import('./render/spinner.js')).createSpinner(stderr, style, columns, config.terminal.term) : undefined;
+  const spinner = cursorMoves
+    ? await (await import('./render/spinner.js')).createSpinner(stderr, style, columns, config.terminal.term)
+    : undefined;
   if (spinner) registerCleanup(() => spinner.stop());
   const sameDestination = stdoutIsStderr();
   const human = createHumanRenderer({

@@ -18,16 +18,25 @@ function buildProgram(version: string): Command {
     .optionsGroup('Model and limits:')
     .option('-m, --model <id>', `model id (default: MODEL_ID, then ANTHROPIC_MODEL, then ${DEFAULTS.model})`)
     .option('--max-turns <n>', withDefault('at most n model calls; reaching it is exit 1', DEFAULTS.maxTurns))
-    .option('--max-tokens <n>', withDefault('max_tokens of each model call without thinking; with thinking, the model\'s output limit', DEFAULTS.maxTokens))
-    .option('--context-window <tokens>', withDefault("the model's context window, for budgeting", DEFAULTS.contextWindow))
+    .option(
+      '--max-tokens <n>',
+      withDefault(
+        "max_tokens of each model call without thinking; with thinking, the model's output limit",
+        DEFAULTS.maxTokens,
+      ),
+    )
+    .option(
+      '--context-window <tokens>',
+      withDefault("the model's context window, for budgeting", DEFAULTS.contextWindow),
+    )
     .option('--fallback-model <id>', 'switch to this model when the main one is overloaded or not found')
     .option('--effort <level>', 'low, medium, high or max: how hard a model that thinks adaptively thinks')
     .option('--max-thinking-tokens <n>', 'a thinking budget, for models that take one (default: MAX_THINKING_TOKENS)')
     .option('--no-thinking', 'send no thinking settings')
     .option('--system-prompt <text>', 'replace the built-in system prompt')
-    .option('--system-prompt-file <path>', 'replace the built-in system prompt with a file\'s text')
+    .option('--system-prompt-file <path>', "replace the built-in system prompt with a file's text")
     .option('--append-system-prompt <text>', 'append to the system prompt, after the project instructions')
-    .option('--append-system-prompt-file <path>', 'append a file\'s text to the system prompt')
+    .option('--append-system-prompt-file <path>', "append a file's text to the system prompt")
     .option('--no-project-instructions', 'read no AGENTS.md or CLAUDE.md into the system prompt')
     .option('--no-cache', 'send no prompt-caching breakpoints');
 
@@ -45,14 +54,25 @@ function buildProgram(version: string): Command {
     .optionsGroup('Commands and safety:')
     .option('-C, --cwd <dir>', 'working directory of the run (default: the current directory)')
     .option('-t, --timeout <seconds>', withDefault('per-command time limit', DEFAULTS.timeoutSec))
-    .option('--max-timeout <seconds>', withDefault('the longest time limit the model may ask for', DEFAULTS.maxTimeoutSec))
+    .option(
+      '--max-timeout <seconds>',
+      withDefault('the longest time limit the model may ask for', DEFAULTS.maxTimeoutSec),
+    )
     .option('--allow <rule>', 'allow-list rule (repeatable): only commands matching a rule run', collect)
     .option('--deny <rule>', 'extra deny rule (repeatable)', collect)
     .option('--dangerously-skip-guard', 'turn off the built-in deny rules (--allow and --deny still apply)')
     .option('--sandbox', 'run every command under bubblewrap: read-only system, no network')
-    .option('--sandbox-expose <path>', 'under --sandbox, show a path of the hidden home read-only (repeatable)', collect)
+    .option(
+      '--sandbox-expose <path>',
+      'under --sandbox, show a path of the hidden home read-only (repeatable)',
+      collect,
+    )
     .option('--sandbox-tmp-size <size>', 'under --sandbox, the size of the private /tmp (default 1G)')
-    .option('--pass-env <glob>', 'let secret-looking variables that match through to the commands (repeatable)', collect);
+    .option(
+      '--pass-env <glob>',
+      'let secret-looking variables that match through to the commands (repeatable)',
+      collect,
+    );
 
   addSessionAndConfigurationOptions(program);
 
@@ -73,7 +93,10 @@ function addSessionAndConfigurationOptions(program: Command): void {
     .optionsGroup('Sessions and budgets:')
     .option('-r, --resume <session>', 'continue a saved session: its id, or a session or transcript file')
     .option('-c, --continue', 'continue the most recent session of this working directory')
-    .option('--fork-session', 'with --resume or --continue: continue under a new session id, leaving the original as it was')
+    .option(
+      '--fork-session',
+      'with --resume or --continue: continue under a new session id, leaving the original as it was',
+    )
     .option('--no-session-persistence', 'save nothing under the state directory')
     .option('--max-budget-usd <n>', 'no model call starts once the run has cost n dollars; reaching it is exit 1')
     .option('--max-duration <seconds>', 'wall-clock limit of the whole run; reaching it is exit 1');

@@ -43,5 +43,14 @@ export function resultObject(report: RunReport, sessionId: string | undefined): 
 
 /** The report of a run that ended before its first request: a usage error, or a signal while reading the prompt. */
 export function reportBeforeRun(outcome: Outcome, model: string, startedAt: number): RunReport {
-  return { outcome, model, numTurns: 0, commands: 0, usage: emptyUsage(), costUsd: undefined, durationMs: performance.now() - startedAt, apiMs: 0 };
+  return {
+    outcome,
+    model,
+    numTurns: 0,
+    commands: 0,
+    usage: emptyUsage(),
+    costUsd: undefined,
+    durationMs: performance.now() - startedAt,
+    apiMs: 0,
+  };
 }

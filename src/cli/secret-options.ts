@@ -8,7 +8,9 @@ export function checkPassEnv(globs: string[] = []): string[] {
   for (const glob of globs) {
     if (glob.trim() === '') throw new UsageError('--pass-env needs a variable name or a glob such as NPM_*.');
     if (glob.includes('=')) {
-      throw new UsageError(`--pass-env '${glob}': a variable name cannot contain '='; give the name only (e.g. --pass-env ${glob.split('=')[0]}).`);
+      throw new UsageError(
+        `--pass-env '${glob}': a variable name cannot contain '='; give the name only (e.g. --pass-env ${glob.split('=')[0]}).`,
+      );
     }
     const compiled = compileGlob(glob);
     if (!compiled.ok) throw new UsageError(`--pass-env: invalid glob '${glob}': ${compiled.message}.`);
@@ -19,7 +21,9 @@ export function checkPassEnv(globs: string[] = []): string[] {
 /** `--sandbox-expose` paths, absolute (a leading ~ is the home directory); each must exist, and only with --sandbox. */
 export function resolveSandboxExpose(paths: string[] = [], sandbox: boolean, home: string | undefined): string[] {
   if (paths.length > 0 && !sandbox) {
-    throw new UsageError('--sandbox-expose only applies with --sandbox (without it, commands can read every file anyway).');
+    throw new UsageError(
+      '--sandbox-expose only applies with --sandbox (without it, commands can read every file anyway).',
+    );
   }
   return paths.map((path) => {
     const expanded = home && (path === '~' || path.startsWith('~/')) ? home + path.slice(1) : path;

@@ -14,7 +14,9 @@ export function resolveSessionOptions(raw: RawSessionOptions, env: Variables): S
   const resume = raw.resume?.trim();
   if (resume === '') throw new UsageError('--resume needs a session id or a session file.');
   if (resume !== undefined && raw.continue) {
-    throw new UsageError('--resume and --continue cannot be used together: --resume names a session, --continue takes the latest one here.');
+    throw new UsageError(
+      '--resume and --continue cannot be used together: --resume names a session, --continue takes the latest one here.',
+    );
   }
   if (raw.forkSession && resume === undefined && !raw.continue) {
     throw new UsageError('--fork-session goes with --resume or --continue: it branches off the session they continue.');

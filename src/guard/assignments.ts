@@ -107,8 +107,7 @@ function setEffects(command: Command): readonly Effect[] {
     if (word === '--') return;
     if ((word === '-o' || word === '+o') && words[index + 1] === 'nounset') {
       effects.push({ kind: 'nounset', on: word === '-o' });
-    }
-    else if (/^[-+][a-zA-Z]*u[a-zA-Z]*$/.test(word)) effects.push({ kind: 'nounset', on: word.startsWith('-') });
+    } else if (/^[-+][a-zA-Z]*u[a-zA-Z]*$/.test(word)) effects.push({ kind: 'nounset', on: word.startsWith('-') });
   });
   return effects;
 }
@@ -159,7 +158,8 @@ export function scanVariables(script: SyntaxNode, assigned: Set<string>, tested:
         else if (effect.kind !== 'nounset') assigned.add(effect.name);
       }
     }
-    const testing = inTest || node.type === 'TestCommand' || (node.type === 'Command' && TESTS.includes(node.name?.value ?? ''));
+    const testing =
+      inTest || node.type === 'TestCommand' || (node.type === 'Command' && TESTS.includes(node.name?.value ?? ''));
     forEachChild(node, (child) => visit(child, testing));
   };
   visit(script, false);

@@ -9,15 +9,23 @@ import { commandName } from './wrappers.js';
  * The findings with every relative path resolved against the directory it runs in, as far as that is known:
  * a `cd` to something the guard cannot read (`cd "$DIR"`, `cd -`) makes later relative paths unknowable again.
  */
-export function resolveRelativePaths(findings: readonly Finding[], startDirectory: string | undefined, home: string): Finding[] {
+export function resolveRelativePaths(
+  findings: readonly Finding[],
+  startDirectory: string | undefined,
+  home: string,
+): Finding[] {
   let cwd: string | null = startDirectory ?? null;
   return findings.map((finding) => {
     if (finding.kind !== 'invocation') {
       return finding.kind === 'redirect' ? { ...finding, target: resolveWord(finding.target, cwd, home) } : finding;
     }
-    const resolved: Invocation = { ...finding, layers: finding.layers.map((words) => words.map((word) => resolveWord(word, cwd, home))) };
+    const resolved: Invocation = {
+      ...finding,
+      layers: finding.layers.map((words) => words.map((word) => resolveWord(word, cwd, home))),
+    };
     const innermost = finding.layers.at(-1) ?? [];
-    if (commandName(innermost[0]) === 'cd' || commandName(innermost[0]) === 'pushd') cwd = afterCd(innermost.slice(1), cwd, home);
+    if (commandName(innermost[0]) === 'cd' || commandName(innermost[0]) === 'pushd')
+      cwd = afterCd(innermost.slice(1), cwd, home);
     return resolved;
   });
 }

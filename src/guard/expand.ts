@@ -19,7 +19,10 @@ class FieldBuilder {
   /** A `${VAR:?}` (or `set -u`) stops bash on this word: the command never runs. */
   fails = false;
 
-  constructor(private readonly splitting: boolean, private readonly home: string) {}
+  constructor(
+    private readonly splitting: boolean,
+    private readonly home: string,
+  ) {}
 
   get started(): boolean {
     return this.start !== 'none' || this.text !== '';

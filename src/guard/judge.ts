@@ -19,9 +19,7 @@ export interface GuardPolicy {
   deny: string[];
 }
 
-export type GuardVerdict =
-  | { allowed: true }
-  | { allowed: false; rule: string; reason: string; command: string };
+export type GuardVerdict = { allowed: true } | { allowed: false; rule: string; reason: string; command: string };
 
 /** Where and with what the command will run. */
 export interface CommandContext {
@@ -41,10 +39,13 @@ interface UserRule {
 
 const MAX_QUOTED_COMMAND = 200;
 
-
 let walker: Promise<typeof import('./walk.js')> | undefined;
 
-export async function judgeCommand(script: string, policy: GuardPolicy, context: CommandContext = {}): Promise<GuardVerdict> {
+export async function judgeCommand(
+  script: string,
+  policy: GuardPolicy,
+  context: CommandContext = {},
+): Promise<GuardVerdict> {
   walker ??= import('./walk.js');
   // Normalized once, without a trailing slash, so that paths can be placed in it by a prefix test.
   const home = posix.normalize(context.env?.HOME || homedir()).replace(/(.)\/$/, '$1');
@@ -124,9 +125,7 @@ function compileRules(globs: readonly string[]): UserRule[] {
 }
 
 function findingText(finding: Finding): string {
-  return finding.kind === 'invocation'
-    ? (finding.layers[0] ?? []).map((word) => word.value).join(' ')
-    : finding.text;
+  return finding.kind === 'invocation' ? (finding.layers[0] ?? []).map((word) => word.value).join(' ') : finding.text;
 }
 
 function blocked(rule: string, command: string, advice: string, quote = true): GuardVerdict {

@@ -40,7 +40,8 @@ function matchesCommand(matcher: CommandMatcher, words: readonly GuardWord[]): b
   if (keyValue !== undefined) {
     const prefix = `${keyValue.key}=`;
     const hit = operands.some(
-      (word) => word.value.startsWith(prefix) && isTarget(keyValue.target, wordFromValue(word.value.slice(prefix.length))),
+      (word) =>
+        word.value.startsWith(prefix) && isTarget(keyValue.target, wordFromValue(word.value.slice(prefix.length))),
     );
     if (!hit) return false;
   }

@@ -15,7 +15,11 @@ export function applyOperator(value: string, operation: ParameterOperation, oper
     case 'CaseModification':
       return operation.operand === undefined ? changeCase(value, operation.operator) : 'unknown';
     case 'Slice':
-      return slice(value, operand(operation.offset), operation.length === undefined ? undefined : operand(operation.length));
+      return slice(
+        value,
+        operand(operation.offset),
+        operation.length === undefined ? undefined : operand(operation.length),
+      );
     default:
       return 'unknown';
   }
@@ -30,7 +34,11 @@ function patternRegExp(pattern: string): RegExp | undefined {
   return new RegExp(`^${source}$`);
 }
 
-function removeMatch(value: string, operator: '#' | '##' | '%' | '%%', pattern: string | 'unknown'): string | 'unknown' {
+function removeMatch(
+  value: string,
+  operator: '#' | '##' | '%' | '%%',
+  pattern: string | 'unknown',
+): string | 'unknown' {
   if (pattern === 'unknown') return 'unknown';
   const regexp = patternRegExp(pattern);
   if (regexp === undefined) return 'unknown';
@@ -67,7 +75,11 @@ function changeCase(value: string, operator: '^' | '^^' | ',' | ',,'): string {
 const INTEGER = /^\s*(-?\d+)\s*$/;
 
 /** `${V:offset}` and `${V:offset:length}`, as bash counts them (negative: from the end). */
-function slice(value: string, offsetText: string | 'unknown', lengthText: string | 'unknown' | undefined): string | 'unknown' {
+function slice(
+  value: string,
+  offsetText: string | 'unknown',
+  lengthText: string | 'unknown' | undefined,
+): string | 'unknown' {
   const offsetMatch = offsetText === 'unknown' ? null : INTEGER.exec(offsetText);
   if (offsetMatch === null) return 'unknown';
   let start = Number(offsetMatch[1]);

@@ -48,9 +48,25 @@ export interface GuardRule {
 
 /** Paths that start with one of these are disks, partitions or raw kernel interfaces. */
 export const BLOCK_DEVICE_PREFIXES: readonly string[] = [
-  '/dev/sd', '/dev/hd', '/dev/vd', '/dev/xvd', '/dev/nvme', '/dev/mmcblk', '/dev/disk',
-  '/dev/rdisk', '/dev/mapper/', '/dev/loop', '/dev/md', '/dev/dm-', '/dev/nbd', '/dev/sr',
-  '/dev/zram', '/dev/mem', '/dev/kmem', '/dev/port', '/proc/sysrq-trigger',
+  '/dev/sd',
+  '/dev/hd',
+  '/dev/vd',
+  '/dev/xvd',
+  '/dev/nvme',
+  '/dev/mmcblk',
+  '/dev/disk',
+  '/dev/rdisk',
+  '/dev/mapper/',
+  '/dev/loop',
+  '/dev/md',
+  '/dev/dm-',
+  '/dev/nbd',
+  '/dev/sr',
+  '/dev/zram',
+  '/dev/mem',
+  '/dev/kmem',
+  '/dev/port',
+  '/proc/sysrq-trigger',
 ];
 
 export const BUILTIN_RULES: readonly GuardRule[] = [
@@ -70,8 +86,17 @@ export const BUILTIN_RULES: readonly GuardRule[] = [
         kind: 'command',
         names: ['systemctl', 'loginctl'],
         anyOperand: [
-          'poweroff', 'reboot', 'halt', 'suspend', 'hibernate', 'hybrid-sleep',
-          'suspend-then-hibernate', 'kexec', 'soft-reboot', 'rescue', 'emergency',
+          'poweroff',
+          'reboot',
+          'halt',
+          'suspend',
+          'hibernate',
+          'hybrid-sleep',
+          'suspend-then-hibernate',
+          'kexec',
+          'soft-reboot',
+          'rescue',
+          'emergency',
         ],
       },
       { kind: 'command', names: ['init', 'telinit'], anyOperand: ['0', '1', '6', 's', 'S'] },
@@ -79,24 +104,36 @@ export const BUILTIN_RULES: readonly GuardRule[] = [
   },
   {
     id: 'unset-variable',
-    description: 'rm -r, chmod/chown/chgrp -R or find -delete on a target that starts with an unset or empty variable ("$BUILD_DIR"/*)',
+    description:
+      'rm -r, chmod/chown/chgrp -R or find -delete on a target that starts with an unset or empty variable ("$BUILD_DIR"/*)',
     advice:
       'the target starts with a variable that is unset or empty here, so the path would start at /. Each command runs in a new shell: variables set by earlier commands are gone. Set the variable in this same command, or write ${VAR:?} so that bash stops when it is empty.',
     matchers: [
-      { kind: 'command', names: ['rm'], flags: { short: 'rR', long: ['--recursive'] }, operands: 'empty-variable-root' },
+      {
+        kind: 'command',
+        names: ['rm'],
+        flags: { short: 'rR', long: ['--recursive'] },
+        operands: 'empty-variable-root',
+      },
       {
         kind: 'command',
         names: ['chmod', 'chown', 'chgrp'],
         flags: { short: 'R', long: ['--recursive'] },
         operands: 'empty-variable-root',
       },
-      { kind: 'find', roots: 'empty-variable-root', actions: ['-delete'], execCommands: ['rm', 'rmdir', 'unlink', 'shred'] },
+      {
+        kind: 'find',
+        roots: 'empty-variable-root',
+        actions: ['-delete'],
+        execCommands: ['rm', 'rmdir', 'unlink', 'shred'],
+      },
     ],
   },
   {
     id: 'recursive-delete',
     description: 'rm -r aimed at /, /*, ~, $HOME or a top-level system directory',
-    advice: 'that would delete the system or the home directory; delete only paths inside the project or /tmp, named explicitly.',
+    advice:
+      'that would delete the system or the home directory; delete only paths inside the project or /tmp, named explicitly.',
     matchers: [
       { kind: 'command', names: ['rm'], flags: { short: 'rR', long: ['--recursive'] }, operands: 'critical-path' },
     ],
@@ -104,7 +141,8 @@ export const BUILTIN_RULES: readonly GuardRule[] = [
   {
     id: 'recursive-permissions',
     description: 'chmod/chown/chgrp -R aimed at /, ~, $HOME or a top-level system directory',
-    advice: 'that would change ownership or permissions of the whole system or home directory; change only project paths, named explicitly.',
+    advice:
+      'that would change ownership or permissions of the whole system or home directory; change only project paths, named explicitly.',
     matchers: [
       {
         kind: 'command',
@@ -126,9 +164,7 @@ export const BUILTIN_RULES: readonly GuardRule[] = [
     id: 'make-filesystem',
     description: 'creating or wiping filesystems: mkfs*, mke2fs, mkswap, wipefs',
     advice: 'formatting or wiping a disk is never part of the job; leave it to the user.',
-    matchers: [
-      { kind: 'command', names: ['mkfs*', 'mke2fs', 'mkswap', 'mkdosfs', 'mkntfs', 'mkexfatfs', 'wipefs'] },
-    ],
+    matchers: [{ kind: 'command', names: ['mkfs*', 'mke2fs', 'mkswap', 'mkdosfs', 'mkntfs', 'mkexfatfs', 'wipefs'] }],
   },
   {
     id: 'device-write',

@@ -22,12 +22,56 @@ const UNSET: Lookup = { kind: 'unset' };
 
 /** Variables bash sets itself, or that change under the guard's feet: never judged unset. */
 const SET_BY_BASH: ReadonlySet<string> = new Set([
-  '_', 'BASH', 'BASHOPTS', 'BASHPID', 'BASH_ALIASES', 'BASH_ARGC', 'BASH_ARGV', 'BASH_ARGV0', 'BASH_CMDS',
-  'BASH_COMMAND', 'BASH_LINENO', 'BASH_REMATCH', 'BASH_SOURCE', 'BASH_SUBSHELL', 'BASH_VERSINFO', 'BASH_VERSION',
-  'COLUMNS', 'DIRSTACK', 'EPOCHREALTIME', 'EPOCHSECONDS', 'EUID', 'FUNCNAME', 'GROUPS', 'HISTCMD', 'HOSTNAME',
-  'HOSTTYPE', 'IFS', 'LINENO', 'LINES', 'MACHTYPE', 'OLDPWD', 'OPTARG', 'OPTERR', 'OPTIND', 'OSTYPE', 'PATH',
-  'PIPESTATUS', 'PPID', 'PS1', 'PS2', 'PS4', 'PWD', 'RANDOM', 'REPLY', 'SECONDS', 'SHELL', 'SHELLOPTS', 'SHLVL',
-  'SRANDOM', 'UID',
+  '_',
+  'BASH',
+  'BASHOPTS',
+  'BASHPID',
+  'BASH_ALIASES',
+  'BASH_ARGC',
+  'BASH_ARGV',
+  'BASH_ARGV0',
+  'BASH_CMDS',
+  'BASH_COMMAND',
+  'BASH_LINENO',
+  'BASH_REMATCH',
+  'BASH_SOURCE',
+  'BASH_SUBSHELL',
+  'BASH_VERSINFO',
+  'BASH_VERSION',
+  'COLUMNS',
+  'DIRSTACK',
+  'EPOCHREALTIME',
+  'EPOCHSECONDS',
+  'EUID',
+  'FUNCNAME',
+  'GROUPS',
+  'HISTCMD',
+  'HOSTNAME',
+  'HOSTTYPE',
+  'IFS',
+  'LINENO',
+  'LINES',
+  'MACHTYPE',
+  'OLDPWD',
+  'OPTARG',
+  'OPTERR',
+  'OPTIND',
+  'OSTYPE',
+  'PATH',
+  'PIPESTATUS',
+  'PPID',
+  'PS1',
+  'PS2',
+  'PS4',
+  'PWD',
+  'RANDOM',
+  'REPLY',
+  'SECONDS',
+  'SHELL',
+  'SHELLOPTS',
+  'SHLVL',
+  'SRANDOM',
+  'UID',
 ]);
 
 export class VariableScope {
@@ -48,7 +92,10 @@ export class VariableScope {
    * `env` is the environment the commands run with; without it, a variable the line does not assign is unknown
    * rather than unset. `home` is the home directory `~` and `$HOME` name.
    */
-  constructor(private readonly env: Readonly<Record<string, string | undefined>> | undefined, readonly home: string) {
+  constructor(
+    private readonly env: Readonly<Record<string, string | undefined>> | undefined,
+    readonly home: string,
+  ) {
     // bash sources BASH_ENV before the command, and it may set anything.
     this.opaque = env?.BASH_ENV !== undefined && env.BASH_ENV !== '';
   }

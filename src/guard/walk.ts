@@ -148,7 +148,12 @@ class Walker {
       }
       if (shell.kind !== 'not-a-shell') break;
       if (isEval(current)) {
-        scripts.push(current.slice(1).map((word) => word.value).join(' '));
+        scripts.push(
+          current
+            .slice(1)
+            .map((word) => word.value)
+            .join(' '),
+        );
         runsScriptOnly = true;
         break;
       }

@@ -36,7 +36,10 @@ export function guardWord(word: Word, scope?: VariableScope): GuardWord {
 
 export function guardWordFromAssignment(assignment: Assignment): GuardWord {
   const operator = assignment.append === true ? '+=' : '=';
-  const value = assignment.value.type === 'Word' ? assignment.value.value : assignment.text.slice(assignment.name.length + operator.length);
+  const value =
+    assignment.value.type === 'Word'
+      ? assignment.value.value
+      : assignment.text.slice(assignment.name.length + operator.length);
   return { value: `${assignment.name}${operator}${value}`, path: null };
 }
 

@@ -38,9 +38,12 @@ export function loadSession(path: string): LoadedSession {
   // A file written whole ends with a newline, so the last piece is empty; anything else is the line being written.
   const tail = lines.pop() ?? '';
   const header = tryParse(lines[0] ?? tail);
-  if (!isHeader(header)) throw new SessionFileError(`${path} is not a session file: it does not start with an agent session header.`);
+  if (!isHeader(header))
+    throw new SessionFileError(`${path} is not a session file: it does not start with an agent session header.`);
   if (typeof header.version !== 'number' || header.version > SESSION_FORMAT_VERSION) {
-    throw new SessionFileError(`${path} was written in session format version ${String(header.version)}; this agent reads version ${SESSION_FORMAT_VERSION}.`);
+    throw new SessionFileError(
+      `${path} was written in session format version ${String(header.version)}; this agent reads version ${SESSION_FORMAT_VERSION}.`,
+    );
   }
   const records = lines.map((line, index) => parseLine(line, index + 1, path));
   let truncatedTail = false;
@@ -49,7 +52,16 @@ export function loadSession(path: string): LoadedSession {
     if (last === undefined) truncatedTail = true;
     else records.push(last);
   }
-  const loaded: LoadedSession = { path, header, messages: [], commandResults: new Map(), cwd: header.cwd, truncatedTail, writerPid: undefined, endedBy: undefined };
+  const loaded: LoadedSession = {
+    path,
+    header,
+    messages: [],
+    commandResults: new Map(),
+    cwd: header.cwd,
+    truncatedTail,
+    writerPid: undefined,
+    endedBy: undefined,
+  };
   records.forEach((record, index) => readRecord(loaded, record, index + 1));
   return loaded;
 }
@@ -68,7 +80,10 @@ function readRecord(loaded: LoadedSession, record: unknown, line: number): void 
       loaded.endedBy = typeof r.subtype === 'string' ? r.subtype : 'unknown';
       break;
     case 'message':
-      if (!isMessage(r.message)) throw new SessionFileError(`${loaded.path} line ${line}: a message record without a valid message; the file is corrupt.`);
+      if (!isMessage(r.message))
+        throw new SessionFileError(
+          `${loaded.path} line ${line}: a message record without a valid message; the file is corrupt.`,
+        );
       loaded.messages.push(r.message);
       break;
     case 'command':
@@ -81,7 +96,10 @@ function readRecord(loaded: LoadedSession, record: unknown, line: number): void 
 
 function parseLine(line: string, number: number, path: string): unknown {
   const record = tryParse(line);
-  if (record === undefined) throw new SessionFileError(`${path} line ${number} is not a JSON record; the file is corrupt or not a session file.`);
+  if (record === undefined)
+    throw new SessionFileError(
+      `${path} line ${number} is not a JSON record; the file is corrupt or not a session file.`,
+    );
   return record;
 }
 
@@ -98,5 +116,8 @@ function isMessage(value: unknown): value is Anthropic.MessageParam {
   const m = value as { role?: unknown; content?: unknown } | null;
   if (typeof m !== 'object' || m === null || (m.role !== 'user' && m.role !== 'assistant')) return false;
   if (typeof m.content === 'string') return true;
-  return Array.isArray(m.content) && m.content.every((block: unknown) => typeof (block as { type?: unknown } | null)?.type === 'string');
+  return (
+    Array.isArray(m.content) &&
+    m.content.every((block: unknown) => typeof (block as { type?: unknown } | null)?.type === 'string')
+  );
 }

@@ -86,7 +86,9 @@ interface SessionLock {
 export function sessionLock(dir: string, id: string): SessionLock {
   let held: (() => void) | undefined;
   const inUse = (pid: number) =>
-    new UsageError(`Session ${id} is in use by a running agent (pid ${pid}).\nWait for that run to end, or branch off the session with --fork-session.`);
+    new UsageError(
+      `Session ${id} is in use by a running agent (pid ${pid}).\nWait for that run to end, or branch off the session with --fork-session.`,
+    );
   return {
     claim(take, writerPid) {
       if (writerPid !== undefined && writerPid !== process.pid && isAlive(writerPid)) throw inUse(writerPid);

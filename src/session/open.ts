@@ -48,7 +48,10 @@ export function openSession(setup: SessionSetup): Session {
   if (state.problem) notes.push(state.problem);
   const store = state.sessions !== undefined;
   if (state.sessions !== undefined) pruneInBackground(state.sessions);
-  const resumed = options.resume !== undefined || options.continueLatest ? resumeSession(options, setup.cwd, notes, state.untrusted) : undefined;
+  const resumed =
+    options.resume !== undefined || options.continueLatest
+      ? resumeSession(options, setup.cwd, notes, state.untrusted)
+      : undefined;
   const continuing = resumed && !options.fork ? resumed : undefined;
   const id = continuing ? continuing.loaded.header.session_id : newSessionId();
   const lock = sessionLock(options.dir, id);

@@ -27,7 +27,11 @@ type CommandResults = ReadonlyMap<string, { content: string; isError: boolean }>
  * is_error result saying it was interrupted. An assistant message with no content (cut mid-stream) is left out.
  * Consecutive messages of one role need no care: the API merges them.
  */
-export function repairConversation(saved: readonly Anthropic.MessageParam[], recorded: CommandResults, endedBy?: string): Repaired {
+export function repairConversation(
+  saved: readonly Anthropic.MessageParam[],
+  recorded: CommandResults,
+  endedBy?: string,
+): Repaired {
   // A run that wrote its result ended in order (--max-turns, a budget): the calls it left unanswered never started.
   const unanswered = endedBy === undefined ? INTERRUPTED_RESULT : notRunResult(endedBy);
   const kept = saved.filter((message) => !(message.role === 'assistant' && isEmpty(message.content)));

@@ -21,7 +21,10 @@ export function resumeSession(options: SessionOptions, cwd: string, notes: strin
   const loaded = load(locate(options, cwd, untrusted));
   const repaired = repairConversation(loaded.messages, loaded.commandResults, loaded.endedBy);
   const id = loaded.header.session_id;
-  if (loaded.truncatedTail) notes.push(`the last line of ${loaded.path} is incomplete (the run writing it was killed, or is writing it still) and is left out.`);
+  if (loaded.truncatedTail)
+    notes.push(
+      `the last line of ${loaded.path} is incomplete (the run writing it was killed, or is writing it still) and is left out.`,
+    );
   if (loaded.cwd !== cwd) notes.push(`session ${id} ran in ${loaded.cwd}; this run works in ${cwd}.`);
   if (repaired.dropped > 0) notes.push(`an unfinished reply at the end of session ${id} is left out.`);
   if (repaired.interrupted > 0) {
@@ -49,12 +52,14 @@ export function resumeSession(options: SessionOptions, cwd: string, notes: strin
 
 function locate(options: SessionOptions, cwd: string, untrusted: string | undefined): string {
   const refuseUntrusted = () => {
-    if (untrusted) throw new UsageError(`Cannot look for the session: ${untrusted}.\nGive --resume the session file itself.`);
+    if (untrusted)
+      throw new UsageError(`Cannot look for the session: ${untrusted}.\nGive --resume the session file itself.`);
   };
   if (options.continueLatest) {
     refuseUntrusted();
     const latest = latestSessionIn(options.dir, cwd);
-    if (!latest) throw new UsageError(`No session to continue: none of the sessions in ${options.dir} was started in ${cwd}.`);
+    if (!latest)
+      throw new UsageError(`No session to continue: none of the sessions in ${options.dir} was started in ${cwd}.`);
     return latest;
   }
   const wanted = options.resume ?? '';
@@ -67,7 +72,9 @@ function locate(options: SessionOptions, cwd: string, untrusted: string | undefi
     return path;
   }
   if (wanted.includes('/') || wanted.endsWith('.jsonl')) throw new UsageError(`No session file ${asPath}.`);
-  throw new UsageError(`--resume takes a session id (a UUID, as in the result's session_id) or a session file; '${wanted}' is neither.`);
+  throw new UsageError(
+    `--resume takes a session id (a UUID, as in the result's session_id) or a session file; '${wanted}' is neither.`,
+  );
 }
 
 function load(path: string): LoadedSession {

@@ -1,4 +1,14 @@
-import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { HeaderRecord } from './records.js';
@@ -46,7 +56,11 @@ export function pruneSessions(dir: string, isLive: (id: string) => boolean, now 
 
 /** Sets the marker's time, making it if needed; never through a link, never anything but an empty file of ours. */
 function touchMarker(marker: string, now: number): void {
-  const fd = openSync(marker, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  const fd = openSync(
+    marker,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    0o600,
+  );
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.size !== 0 || stat.uid !== (process.getuid?.() ?? stat.uid)) {
@@ -132,5 +146,11 @@ function readHeader(path: string): HeaderRecord | undefined {
 
 export function isHeader(record: unknown): record is HeaderRecord {
   const r = record as Partial<HeaderRecord> | null;
-  return typeof r === 'object' && r !== null && r.type === 'session' && typeof r.session_id === 'string' && typeof r.cwd === 'string';
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    r.type === 'session' &&
+    typeof r.session_id === 'string' &&
+    typeof r.cwd === 'string'
+  );
 }

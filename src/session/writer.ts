@@ -103,7 +103,13 @@ export class SessionLog {
         });
         break;
       case 'retry':
-        this.write({ type: 'retry', attempt: event.attempt, max_attempts: event.maxAttempts, delay_ms: event.delayMs, reason: event.reason });
+        this.write({
+          type: 'retry',
+          attempt: event.attempt,
+          max_attempts: event.maxAttempts,
+          delay_ms: event.delayMs,
+          reason: event.reason,
+        });
         break;
       case 'warning':
         this.write({ type: 'warning', message: event.message });
@@ -160,7 +166,11 @@ export class SessionLog {
       try {
         // An existing file is only appended to, never created: one that vanished meanwhile is not recreated headless.
         const noFollow = file.spec.inStateDir ? constants.O_NOFOLLOW : 0;
-        file.fd = openSync(file.spec.path, file.spec.kind === 'new' ? 'wx' : constants.O_RDWR | constants.O_APPEND | noFollow, 0o600);
+        file.fd = openSync(
+          file.spec.path,
+          file.spec.kind === 'new' ? 'wx' : constants.O_RDWR | constants.O_APPEND | noFollow,
+          0o600,
+        );
         if (file.spec.kind === 'append') dropPartialLastLine(file.fd);
       } catch (error) {
         this.drop(file, error);
@@ -168,12 +178,29 @@ export class SessionLog {
       }
     }
     const { sessionId, forkedFrom, model, cwd, agentVersion } = this.setup;
-    const facts = { session_id: sessionId, model, cwd, ...this.shape, agent_version: agentVersion, host: hostname(), pid: process.pid };
+    const facts = {
+      session_id: sessionId,
+      model,
+      cwd,
+      ...this.shape,
+      agent_version: agentVersion,
+      host: hostname(),
+      pid: process.pid,
+    };
     const preamble =
       file.spec.kind === 'append'
         ? [this.stamp({ type: 'resume', ...facts }, ts)]
         : [
-            this.stamp({ type: 'session', format: SESSION_FORMAT, version: SESSION_FORMAT_VERSION, ...(forkedFrom ? { forked_from: forkedFrom } : {}), ...facts }, ts),
+            this.stamp(
+              {
+                type: 'session',
+                format: SESSION_FORMAT,
+                version: SESSION_FORMAT_VERSION,
+                ...(forkedFrom ? { forked_from: forkedFrom } : {}),
+                ...facts,
+              },
+              ts,
+            ),
             ...this.history.map((message) => `{"type":"message","ts":"${ts}","message":${message}}\n`),
           ];
     for (const line of [...preamble, ...(this.backlog ?? [])]) if (!this.put(file, line)) return;
@@ -200,7 +227,9 @@ export class SessionLog {
     if (file.fd !== undefined) closeQuietly(file.fd);
     file.fd = undefined;
     file.dropped = true;
-    this.warn(`cannot write ${file.spec.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the run goes on without it.`);
+    this.warn(
+      `cannot write ${file.spec.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the run goes on without it.`,
+    );
   }
 }
 

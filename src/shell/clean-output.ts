@@ -116,7 +116,8 @@ export class OutputCleaner {
     switch (this.state) {
       case 'escape':
         if (code === 0x5b) this.state = 'csi';
-        else if (code === 0x5d || code === 0x50 || code === 0x58 || code === 0x5e || code === 0x5f) this.state = 'string';
+        else if (code === 0x5d || code === 0x50 || code === 0x58 || code === 0x5e || code === 0x5f)
+          this.state = 'string';
         else if (code >= 0x20 && code <= 0x2f) this.state = 'escape-intermediate';
         else if (code >= 0x30 && code <= 0x7e) this.state = 'text';
         else return this.abort();

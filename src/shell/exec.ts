@@ -8,7 +8,14 @@ import { OutputCapture, type CapturedOutput } from './output-capture.js';
 import { ProcessGroups } from './process-groups.js';
 import { registerMark } from './mark-registry.js';
 import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
-import { commandArgument, filesIntact, readFinalDirectory, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
+import {
+  commandArgument,
+  filesIntact,
+  readFinalDirectory,
+  shellFiles,
+  writePrologue,
+  type ShellFiles,
+} from './prologue.js';
 import type { TextFilter } from './secret-mask.js';
 import { nonInteractiveEnv, type PassEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
@@ -126,7 +133,8 @@ export class Shell {
    * judging the command.
    */
   commandEnvironment(cwd: string = this.currentCwd): Readonly<Record<string, string>> {
-    if (this.environment?.cwd !== cwd) this.environment = { cwd, env: nonInteractiveEnv(this.options.env, cwd, this.options.passEnv) };
+    if (this.environment?.cwd !== cwd)
+      this.environment = { cwd, env: nonInteractiveEnv(this.options.env, cwd, this.options.passEnv) };
     return this.environment.env;
   }
 

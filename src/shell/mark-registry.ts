@@ -19,7 +19,10 @@ export function registerMark(dir: string, mark: ProcessMark, runDir: string | un
   const file = join(dir, recordFileName(process.pid, started));
   try {
     // A new file (O_EXCL): never written through a link planted under its name.
-    writeFileSync(file, JSON.stringify({ pid: process.pid, started, mark, runDir } satisfies RunRecord), { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, JSON.stringify({ pid: process.pid, started, mark, runDir } satisfies RunRecord), {
+      mode: 0o600,
+      flag: 'wx',
+    });
   } catch {
     return () => {};
   }

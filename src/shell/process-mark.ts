@@ -41,8 +41,12 @@ export function isAgentMark(mark: Partial<ProcessMark> | undefined): mark is Pro
   if (mark === undefined || mark === null || typeof mark !== 'object') return false;
   const { envName, envValue, locksLimit } = mark;
   return (
-    envName === ENV_NAME && typeof envValue === 'string' && /^[0-9a-f]{16}$/.test(envValue) && Number.isSafeInteger(locksLimit) &&
-    locksLimit! >= LOCKS_LIMIT_BASE && locksLimit! < LOCKS_LIMIT_BASE + LOCKS_LIMIT_RANGE
+    envName === ENV_NAME &&
+    typeof envValue === 'string' &&
+    /^[0-9a-f]{16}$/.test(envValue) &&
+    Number.isSafeInteger(locksLimit) &&
+    locksLimit! >= LOCKS_LIMIT_BASE &&
+    locksLimit! < LOCKS_LIMIT_BASE + LOCKS_LIMIT_RANGE
   );
 }
 

@@ -62,7 +62,9 @@ export function shellFiles(stateDir: string): ShellFiles {
 
 /** The state directory, its prologue and its writable directory are still what they were made as, not links. */
 export function filesIntact(files: ShellFiles): boolean {
-  const kinds = [files.stateDir, files.prologue, files.writableDir].map((file) => lstatSync(file, { throwIfNoEntry: false }));
+  const kinds = [files.stateDir, files.prologue, files.writableDir].map((file) =>
+    lstatSync(file, { throwIfNoEntry: false }),
+  );
   return kinds[0]?.isDirectory() === true && kinds[1]?.isFile() === true && kinds[2]?.isDirectory() === true;
 }
 
@@ -92,7 +94,10 @@ export function writePrologue(files: ShellFiles, options: PrologueOptions): void
  */
 export function commandArgument(command: string): CommandArgument {
   if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND_BYTES) return { argument: command, stdin: null };
-  return { argument: '. <(builtin exec cat) </dev/null', stdin: `builtin eval "exec \${BASH_SOURCE##*/}<&-"; ${command}` };
+  return {
+    argument: '. <(builtin exec cat) </dev/null',
+    stdin: `builtin eval "exec \${BASH_SOURCE##*/}<&-"; ${command}`,
+  };
 }
 
 /**

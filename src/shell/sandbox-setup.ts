@@ -1,7 +1,15 @@
 // Everything a run's sandbox is made of: the probe, the private home, the run-wide /tmp, the repository's .git.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultHiddenDirs, findExecutable, homeIsWorkDir, probeSandbox, sandboxWrap, type SandboxOptions, type SandboxWrapper } from './sandbox.js';
+import {
+  defaultHiddenDirs,
+  findExecutable,
+  homeIsWorkDir,
+  probeSandbox,
+  sandboxWrap,
+  type SandboxOptions,
+  type SandboxWrapper,
+} from './sandbox.js';
 import { protectGitDir } from './sandbox-git.js';
 import { startTmpHolder } from './sandbox-tmp.js';
 
@@ -32,7 +40,9 @@ export async function setUpSandbox(options: SandboxSetupOptions): Promise<RunSan
   if (!probe.ok) return { unavailable: probe.message };
   const home = options.home;
   if (homeIsWorkDir(home, options.cwd)) {
-    options.warn('--sandbox: the working directory is the home directory, so the commands see all of it (~/.ssh included); run from a project directory to keep the home hidden.');
+    options.warn(
+      '--sandbox: the working directory is the home directory, so the commands see all of it (~/.ssh included); run from a project directory to keep the home hidden.',
+    );
   }
   // The run's own home, empty at the start, kept from one command to the next like /tmp.
   const privateHome = join(options.runDir, 'home');
@@ -56,12 +66,20 @@ export async function setUpSandbox(options: SandboxSetupOptions): Promise<RunSan
 }
 
 /** A bounded tmpfs for the whole run; where that cannot be (an old bubblewrap, no nsenter), a host directory, said so. */
-async function runWideTmp(bwrapPath: string, options: SandboxSetupOptions): Promise<{ option: SandboxOptions; stop: () => void }> {
+async function runWideTmp(
+  bwrapPath: string,
+  options: SandboxSetupOptions,
+): Promise<{ option: SandboxOptions; stop: () => void }> {
   const dir = join(options.runDir, 'tmp');
   mkdirSync(dir);
   const nsenterPath = await findExecutable('nsenter', options.path);
-  const holder = nsenterPath === undefined ? 'nsenter (util-linux) is not on PATH' : await startTmpHolder(bwrapPath, nsenterPath, dir, options.tmpBytes);
+  const holder =
+    nsenterPath === undefined
+      ? 'nsenter (util-linux) is not on PATH'
+      : await startTmpHolder(bwrapPath, nsenterPath, dir, options.tmpBytes);
   if (typeof holder !== 'string') return { option: { tmpHolder: holder }, stop: holder.stop };
-  options.warn(`--sandbox: /tmp is a directory on the host's disk, not a tmpfs of bounded size (${holder}); bubblewrap 0.8 or later and nsenter bound it.`);
+  options.warn(
+    `--sandbox: /tmp is a directory on the host's disk, not a tmpfs of bounded size (${holder}); bubblewrap 0.8 or later and nsenter bound it.`,
+  );
   return { option: { tmpDir: dir }, stop: () => {} };
 }

@@ -14,12 +14,30 @@ interface RunningTmpHolder extends TmpHolder {
 }
 
 /** Starts the holder of a tmpfs of `bytes` at `dir` (an empty directory); a string says why it could not. */
-export async function startTmpHolder(bwrapPath: string, nsenterPath: string, dir: string, bytes: number): Promise<RunningTmpHolder | string> {
+export async function startTmpHolder(
+  bwrapPath: string,
+  nsenterPath: string,
+  dir: string,
+  bytes: number,
+): Promise<RunningTmpHolder | string> {
   const args = [
-    '--unshare-user', ...RUN_NAMESPACE_FLAGS, '--die-with-parent', '--dev-bind', '/', '/',
-    '--perms', '1777', '--size', String(bytes), '--tmpfs', dir,
+    '--unshare-user',
+    ...RUN_NAMESPACE_FLAGS,
+    '--die-with-parent',
+    '--dev-bind',
+    '/',
+    '/',
+    '--perms',
+    '1777',
+    '--size',
+    String(bytes),
+    '--tmpfs',
+    dir,
     // No pid namespace: the pid the shell prints is the one nsenter needs. It prints it once the mounts are made.
-    '--', 'sh', '-c', 'echo $$; exec cat',
+    '--',
+    'sh',
+    '-c',
+    'echo $$; exec cat',
   ];
   let child: ChildProcess;
   try {

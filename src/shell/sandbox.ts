@@ -68,7 +68,8 @@ const ISOLATION_FLAGS: readonly string[] = [
   // A user namespace even when the run is root, and no capabilities: otherwise root
   // inside could simply remount / read-write.
   '--unshare-user',
-  '--cap-drop', 'ALL',
+  '--cap-drop',
+  'ALL',
   '--unshare-cgroup-try',
   // With its own pid namespace, everything inside dies when bwrap does: killing the
   // executor's process group (bwrap's) kills the whole tree, even processes that
@@ -93,7 +94,10 @@ export function sandboxWrap(bwrapPath: string, workDir: string, options: Sandbox
     tmp: tmpMounts(options),
     home: hiddenHome(options.home ?? homedir()),
     privateHome: options.privateHome === undefined ? undefined : realpathOr(options.privateHome),
-    exposed: [...(options.expose ?? []).map(exposure), ...(options.readOnly ?? []).map((path) => ({ from: realpathOr(path), at: realpathOr(path) }))],
+    exposed: [
+      ...(options.expose ?? []).map(exposure),
+      ...(options.readOnly ?? []).map((path) => ({ from: realpathOr(path), at: realpathOr(path) })),
+    ],
     hidden: hiddenDirectories(options.hiddenDirs ?? defaultHiddenDirs()).map((dir) => ({
       at: dir,
       flags: options.emptyDir === undefined ? ['--tmpfs', dir] : ['--ro-bind', options.emptyDir, dir],
@@ -102,7 +106,10 @@ export function sandboxWrap(bwrapPath: string, workDir: string, options: Sandbox
   };
   // The run-wide /tmp is a mount of the holder's namespace: each command's sandbox is made from inside it, and in
   // the holder's network, IPC and UTS namespaces, which cost far less to join than to make for every command.
-  const prefix = holder === undefined ? [] : [holder.nsenterPath, '-t', String(holder.pid), '-U', '-m', '-n', '-i', '-u', '--preserve-credentials', '--'];
+  const prefix =
+    holder === undefined
+      ? []
+      : [holder.nsenterPath, '-t', String(holder.pid), '-U', '-m', '-n', '-i', '-u', '--preserve-credentials', '--'];
   const isolation = holder === undefined ? [...RUN_NAMESPACE_FLAGS, ...ISOLATION_FLAGS] : ISOLATION_FLAGS;
   return (argv, ctx) => {
     const writableDir = ctx.writableDir === undefined ? undefined : realpathOr(ctx.writableDir);
@@ -137,7 +144,9 @@ export function defaultHiddenDirs(env: NodeJS.ProcessEnv = process.env): string[
 
 /** The hidden directories as they really are, once each; those that do not exist (no /run) are left out. */
 function hiddenDirectories(paths: readonly string[]): string[] {
-  const found = paths.filter((path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true).map(realpathOr);
+  const found = paths
+    .filter((path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true)
+    .map(realpathOr);
   return [...new Set(found)].filter((path) => path !== '/');
 }
 
@@ -155,15 +164,21 @@ function mountFlags(plan: MountPlan): string[] {
     { at: '/proc', flags: ['--proc', '/proc'] },
     ...plan.tmp,
     ...plan.hidden,
-    ...(home === undefined ? [] : [{ at: home, flags: privateHome === undefined ? ['--tmpfs', home] : ['--bind', privateHome, home] }]),
+    ...(home === undefined
+      ? []
+      : [{ at: home, flags: privateHome === undefined ? ['--tmpfs', home] : ['--bind', privateHome, home] }]),
     ...exposed.map(({ from, at }) => ({ at, flags: ['--ro-bind', from, at] })),
     { at: workDir, flags: ['--bind', workDir, workDir] },
     ...plan.extra,
     // Already read-only when it lies in a read-only directory (the run's): one mount less per command.
-    ...(exposed.some(({ at }) => stateDir.startsWith(`${at}/`)) ? [] : [{ at: stateDir, flags: ['--ro-bind', stateDir, stateDir] }]),
+    ...(exposed.some(({ at }) => stateDir.startsWith(`${at}/`))
+      ? []
+      : [{ at: stateDir, flags: ['--ro-bind', stateDir, stateDir] }]),
     ...(writableDir === undefined ? [] : [{ at: writableDir, flags: ['--bind', writableDir, writableDir] }]),
   ];
-  const ordered = mounts.map((mount, index) => ({ mount, index })).sort((a, b) => depth(a.mount.at) - depth(b.mount.at) || a.index - b.index);
+  const ordered = mounts
+    .map((mount, index) => ({ mount, index }))
+    .sort((a, b) => depth(a.mount.at) - depth(b.mount.at) || a.index - b.index);
   return [...ordered.flatMap(({ mount }) => mount.flags), '--setenv', 'TMPDIR', '/tmp'];
 }
 
@@ -196,7 +211,10 @@ export async function probeSandbox(path: string): Promise<SandboxProbe> {
   const scratch = await mkdtemp(join(tmpdir(), 'agent-sandbox-probe-'));
   try {
     // A host /tmp here: whether this bubblewrap can also bound a tmpfs is the run's /tmp holder's question.
-    const argv = sandboxWrap(bwrapPath, scratch, { tmpDir: scratch })(['sh', '-c', 'exit 0'], { cwd: scratch, stateDir: scratch });
+    const argv = sandboxWrap(bwrapPath, scratch, { tmpDir: scratch })(['sh', '-c', 'exit 0'], {
+      cwd: scratch,
+      stateDir: scratch,
+    });
     const result = await run(argv);
     if (result.ok) return { ok: true, bwrapPath };
     return {
@@ -225,7 +243,12 @@ export async function findExecutable(name: string, searchPath: string): Promise<
 /** Runs the probe once; zx gives the timeout and the no-throw result a one-off command wants. */
 async function run(argv: string[]): Promise<{ ok: true } | { ok: false; detail: string }> {
   const { $ } = await import('zx');
-  const result = await $({ nothrow: true, quiet: true, timeout: PROBE_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] })`${argv}`;
+  const result = await $({
+    nothrow: true,
+    quiet: true,
+    timeout: PROBE_TIMEOUT_MS,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })`${argv}`;
   if (result.exitCode === 0) return { ok: true };
   const firstLine = result.stderr.trim().split('\n')[0];
   const status = result.signal === null ? `exit status ${String(result.exitCode)}` : `killed by ${result.signal}`;

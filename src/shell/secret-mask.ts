@@ -105,7 +105,8 @@ export class SecretMasker implements TextFilter {
     let lastRedaction: Occurrence | null = null;
     for (const redaction of redactions) {
       if (redaction.start >= limit) break;
-      if (redaction.start >= coveredLength) out.push(text.slice(position, redaction.start), `[redacted: ${redaction.name}]`);
+      if (redaction.start >= coveredLength)
+        out.push(text.slice(position, redaction.start), `[redacted: ${redaction.name}]`);
       // A redaction that began in `covered` was given out already: its continuation is swallowed.
       position = Math.max(position, redaction.end);
       lastRedaction = redaction;
@@ -117,7 +118,8 @@ export class SecretMasker implements TextFilter {
       lastRedaction = null;
     }
     this.pending = text.slice(given);
-    this.covered = lastRedaction === null || unfinished >= given ? '' : text.slice(Math.max(lastRedaction.start, unfinished), given);
+    this.covered =
+      lastRedaction === null || unfinished >= given ? '' : text.slice(Math.max(lastRedaction.start, unfinished), given);
     return out.join('');
   }
 

@@ -85,7 +85,11 @@ export function splitEnvironment(base: NodeJS.ProcessEnv, passEnv: PassEnv = PAS
   return { kept, withheld };
 }
 
-export function nonInteractiveEnv(base: NodeJS.ProcessEnv, cwd: string, passEnv: PassEnv = PASS_NONE): Record<string, string> {
+export function nonInteractiveEnv(
+  base: NodeJS.ProcessEnv,
+  cwd: string,
+  passEnv: PassEnv = PASS_NONE,
+): Record<string, string> {
   const env = splitEnvironment(base, passEnv).kept;
   for (const key of REMOVED) delete env[key];
   for (const [key, value] of Object.entries(DEFAULTS)) {

@@ -83,7 +83,12 @@ function spawnLeader(options: GroupRunOptions): ChildProcess | string {
   if (file === undefined) return 'empty argv';
   try {
     const stdin = options.stdin === undefined ? 'ignore' : 'pipe';
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: [stdin, 'pipe', 'pipe'],
+    });
     if (child.stdin) {
       // A shell that exits before reading it all is not an error of the agent's.
       child.stdin.on('error', () => {});

@@ -2,7 +2,7 @@ import { WRAP_KEY } from './api-schema.js';
 import { parseJson } from './json-text.js';
 
 type Extracted =
-  | { ok: true; value: unknown; /** Where the value sat in the reply, for messages: '' or '/value'. */ at: string }
+  | { ok: true; value: unknown /** Where the value sat in the reply, for messages: '' or '/value'. */; at: string }
   /** `missing`: the reply holds no attempt at a JSON value at all (prose, or nothing). */
   | { ok: false; missing: boolean; problem: string };
 
@@ -22,7 +22,11 @@ export function extractAnswer(text: string, wrapped: boolean): Extracted {
   const parsed = parseJson(body);
   if (!parsed.ok) {
     const missing = !JSON_START.test(body) && !/[{[]/.test(body);
-    return { ok: false, missing, problem: missing ? 'the reply holds no JSON value' : `the reply is not a JSON value alone: ${parsed.problem}` };
+    return {
+      ok: false,
+      missing,
+      problem: missing ? 'the reply holds no JSON value' : `the reply is not a JSON value alone: ${parsed.problem}`,
+    };
   }
   const value = parsed.value;
   if (wrapped && isWrapper(value)) return { ok: true, value: value[WRAP_KEY], at: `/${WRAP_KEY}` };
@@ -30,5 +34,11 @@ export function extractAnswer(text: string, wrapped: boolean): Extracted {
 }
 
 function isWrapper(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && WRAP_KEY in value;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length === 1 &&
+    WRAP_KEY in value
+  );
 }

@@ -68,7 +68,8 @@ function withDefsUnderOneName(schema: SchemaObject): SchemaObject {
 function unconstrainable(node: unknown): string | undefined {
   if (!isObject(node)) return undefined;
   const types = Array.isArray(node.type) ? node.type : [node.type];
-  if (Array.isArray(node.type) && types.some((type) => type === 'object' || type === 'array')) return 'a type list with object or array';
+  if (Array.isArray(node.type) && types.some((type) => type === 'object' || type === 'array'))
+    return 'a type list with object or array';
   const extra = node.additionalProperties;
   if (types.includes('object') || node.properties !== undefined) {
     if (extra !== undefined && extra !== false) return 'an object with additionalProperties';
@@ -82,7 +83,19 @@ function unconstrainable(node: unknown): string | undefined {
 
 const SCHEMA_MAPS = ['properties', '$defs', 'definitions', 'dependentSchemas', 'patternProperties'];
 const SCHEMA_LISTS = ['anyOf', 'allOf', 'oneOf', 'prefixItems'];
-const SCHEMA_ONES = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalItems', 'unevaluatedItems', 'unevaluatedProperties'];
+const SCHEMA_ONES = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'additionalItems',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+];
 /** Keywords whose values are data, not schemas: a `$ref` key inside them is not a reference. */
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
@@ -90,7 +103,8 @@ function subschemas(node: SchemaObject): unknown[] {
   const found: unknown[] = [];
   for (const key of SCHEMA_MAPS) if (isObject(node[key])) found.push(...Object.values(node[key]));
   for (const key of SCHEMA_LISTS) if (Array.isArray(node[key])) found.push(...node[key]);
-  for (const key of SCHEMA_ONES) if (node[key] !== undefined) found.push(...(Array.isArray(node[key]) ? node[key] : [node[key]]));
+  for (const key of SCHEMA_ONES)
+    if (node[key] !== undefined) found.push(...(Array.isArray(node[key]) ? node[key] : [node[key]]));
   return found;
 }
 

@@ -3,7 +3,15 @@ import type { EventSink } from '../events.js';
 import type { FinishVerdict } from '../loop.js';
 import { apiSchemaFor } from './api-schema.js';
 import { extractAnswer } from './answer.js';
-import { answerFormatSection, gaveUpMessage, MAX_ANSWER_ATTEMPTS, mismatch, reminder, retryWarning, unconstrainedWarning } from './messages.js';
+import {
+  answerFormatSection,
+  gaveUpMessage,
+  MAX_ANSWER_ATTEMPTS,
+  mismatch,
+  reminder,
+  retryWarning,
+  unconstrainedWarning,
+} from './messages.js';
 import { outputConfigExtras } from './output-config.js';
 import { readSchemaSource } from './schema-source.js';
 import { compileSchema } from './validator.js';

@@ -30,7 +30,9 @@ export function readSchemaSource(value: string): SchemaSource {
   if (typeof schema === 'boolean' || (typeof schema === 'object' && schema !== null && !Array.isArray(schema))) {
     return { schema: schema as JsonSchema, label };
   }
-  throw new UsageError(`--json-schema: ${label} is not a JSON Schema: a schema is a JSON object; got ${Array.isArray(schema) ? 'an array' : typeof schema}.`);
+  throw new UsageError(
+    `--json-schema: ${label} is not a JSON Schema: a schema is a JSON object; got ${Array.isArray(schema) ? 'an array' : typeof schema}.`,
+  );
 }
 
 function readSchemaFile(path: string, given: string): string {

@@ -9,8 +9,14 @@ type CheckAnswer = (value: unknown, at?: string) => string[];
 
 const MAX_PROBLEMS = 12;
 const DIALECTS = {
-  '2020-12': { match: /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/, create: (options: Options) => new Ajv2020(options) },
-  'draft-07': { match: /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/, create: (options: Options) => new Ajv(options) },
+  '2020-12': {
+    match: /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/,
+    create: (options: Options) => new Ajv2020(options),
+  },
+  'draft-07': {
+    match: /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/,
+    create: (options: Options) => new Ajv(options),
+  },
 } as const;
 
 /**
@@ -26,7 +32,11 @@ export function compileSchema({ schema, label }: SchemaSource, warn: (message: s
     strictTypes: false,
     strictTuples: false,
     strictRequired: false,
-    logger: { log: () => {}, warn: (message: unknown) => warn(`--json-schema: ${String(message)}`), error: (message: unknown) => warn(`--json-schema: ${String(message)}`) },
+    logger: {
+      log: () => {},
+      warn: (message: unknown) => warn(`--json-schema: ${String(message)}`),
+      error: (message: unknown) => warn(`--json-schema: ${String(message)}`),
+    },
   });
   formatsModule.default(ajv);
   let validate: ReturnType<typeof ajv.compile>;
@@ -44,7 +54,9 @@ function dialectOf(schema: SchemaSource['schema'], label: string): keyof typeof 
   for (const [name, dialect] of Object.entries(DIALECTS)) {
     if (typeof named === 'string' && dialect.match.test(named)) return name as keyof typeof DIALECTS;
   }
-  throw new UsageError(`--json-schema: ${label} names $schema ${JSON.stringify(named)}; use draft 2020-12 or draft-07.`);
+  throw new UsageError(
+    `--json-schema: ${label} names $schema ${JSON.stringify(named)}; use draft 2020-12 or draft-07.`,
+  );
 }
 
 /** The dialect is chosen by class; ajv would look the `$schema` URL up among its meta-schemas, by exact spelling. */
@@ -64,19 +76,24 @@ function compileError(error: unknown, label: string, dialect: string): UsageErro
     }
     return new UsageError(`--json-schema: ${label} has a $ref to ${JSON.stringify(ref)}, which is not in the schema.`);
   }
-  return new UsageError(`--json-schema: ${label} is not a valid JSON Schema (${dialect}): ${(error as Error).message}.`);
+  return new UsageError(
+    `--json-schema: ${label} is not a valid JSON Schema (${dialect}): ${(error as Error).message}.`,
+  );
 }
 
 function describeErrors(errors: ErrorObject[], at: string): string[] {
   const lines = [...new Set(errors.map((error) => describeError(error, at)))];
-  return lines.length > MAX_PROBLEMS ? [...lines.slice(0, MAX_PROBLEMS), `… and ${lines.length - MAX_PROBLEMS} more`] : lines;
+  return lines.length > MAX_PROBLEMS
+    ? [...lines.slice(0, MAX_PROBLEMS), `… and ${lines.length - MAX_PROBLEMS} more`]
+    : lines;
 }
 
 function describeError(error: ErrorObject, at: string): string {
   const where = `${at}${error.instancePath}` || 'the answer';
   const params = error.params as Record<string, unknown>;
   let detail = '';
-  if (error.keyword === 'enum') detail = `: ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+  if (error.keyword === 'enum')
+    detail = `: ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
   else if (error.keyword === 'const') detail = `: ${JSON.stringify(params.allowedValue)}`;
   else if (error.keyword === 'additionalProperties') detail = `: ${JSON.stringify(params.additionalProperty)}`;
   return `${where} ${error.message ?? 'is not valid'}${detail}`;

@@ -28,7 +28,10 @@ export function createBashTool({ openShell, guard, maxTimeoutSec, defaultTimeout
         type: 'object',
         properties: {
           command: { type: 'string', description: 'The bash command or script to run.' },
-          timeout: { type: 'number', description: `Seconds before the command is killed (default ${defaultTimeoutSec}, at most ${maxTimeoutSec}).` },
+          timeout: {
+            type: 'number',
+            description: `Seconds before the command is killed (default ${defaultTimeoutSec}, at most ${maxTimeoutSec}).`,
+          },
         },
         required: ['command'],
       },
@@ -37,7 +40,10 @@ export function createBashTool({ openShell, guard, maxTimeoutSec, defaultTimeout
     async run(input, toolUseId, signal): Promise<ToolOutcome> {
       const { command, timeout } = input;
       if (typeof command !== 'string' || command.trim() === '') {
-        return { content: "The bash tool needs a non-empty string 'command', e.g. {\"command\": \"ls -la\"}.", isError: true };
+        return {
+          content: 'The bash tool needs a non-empty string \'command\', e.g. {"command": "ls -la"}.',
+          isError: true,
+        };
       }
       if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
         return { content: `'timeout' must be a positive number of seconds (at most ${maxTimeoutSec}).`, isError: true };
@@ -46,7 +52,16 @@ export function createBashTool({ openShell, guard, maxTimeoutSec, defaultTimeout
 
       const verdict = await guard(command);
       if (!verdict.allowed) {
-        emit({ type: 'tool_end', id: toolUseId, command, content: verdict.reason, isError: true, blocked: true, exitCode: null, durationMs: 0 });
+        emit({
+          type: 'tool_end',
+          id: toolUseId,
+          command,
+          content: verdict.reason,
+          isError: true,
+          blocked: true,
+          exitCode: null,
+          durationMs: 0,
+        });
         return { content: verdict.reason, isError: true };
       }
       const shell = await openShell();

@@ -13,7 +13,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((server) => server.close()));
 });
 
-const PROBE = 'touch /etc/agent-probe-$$ 2>/dev/null && { echo UNCONFINED; rm -f /etc/agent-probe-$$; } || echo confined';
+const PROBE =
+  'touch /etc/agent-probe-$$ 2>/dev/null && { echo UNCONFINED; rm -f /etc/agent-probe-$$; } || echo confined';
 
 describe('empty boolean inputs', () => {
   it("sandbox: '' runs the commands confined", async () => {

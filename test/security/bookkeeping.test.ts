@@ -71,7 +71,8 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: the host never writes throu
   });
 
   it('the full output of a long command can be read inside, but not changed', async () => {
-    const spillOf = (req: RecordedRequest): string => /is in (\S+) \.\.\.\]/.exec(toolResults(req)[0]!.content)?.[1] ?? 'none';
+    const spillOf = (req: RecordedRequest): string =>
+      /is in (\S+) \.\.\.\]/.exec(toolResults(req)[0]!.content)?.[1] ?? 'none';
     const s = await serve([
       bash('seq 1 20000'),
       (req) => bash(`wc -l < ${spillOf(req)}; echo changed >> ${spillOf(req)} || echo refused`),

@@ -11,7 +11,7 @@ const serve = useServer();
 const runAgent = useScratchRuns();
 const SECRET = 'ghp_SuperSecretValue0123456789';
 
-describe('a withheld secret that comes back inside the model\'s own command', () => {
+describe("a withheld secret that comes back inside the model's own command", () => {
   it('is masked in the command echo, the narration and the transcript', async () => {
     const cwd = tempDir('agent-hostile-repo-');
     const transcript = join(tempDir(), 't.jsonl');
@@ -19,7 +19,10 @@ describe('a withheld secret that comes back inside the model\'s own command', ()
     const s = await serve([
       {
         kind: 'message',
-        content: [{ type: 'text', text: `narration ${SECRET}` }, { type: 'tool_use', name: 'bash', input: { command } }],
+        content: [
+          { type: 'text', text: `narration ${SECRET}` },
+          { type: 'tool_use', name: 'bash', input: { command } },
+        ],
       },
       answer(`final ${SECRET}`),
     ]);

@@ -32,7 +32,10 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 function expectNoRawControl(text: string, where: string): void {
   const at = text.search(RAW_CONTROL);
-  if (at !== -1) throw new Error(`${where} carries a raw control character at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 40))}`);
+  if (at !== -1)
+    throw new Error(
+      `${where} carries a raw control character at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 40))}`,
+    );
 }
 
 /** A command that leaves the shell in a directory with escape sequences in its name, then removes that directory. */
@@ -49,15 +52,30 @@ const script = (): Turn[] => [
     chunkDelayMs: 5,
   },
   { kind: 'message', content: [{ type: 'tool_use', name: 'bash', input: { command: VANISH } }] },
-  { kind: 'message', content: [{ type: 'tool_use', name: 'bash', input: { command: `printf 'out ${HOSTILE.title.replace('\u0007', '\\a')} x\\n'; echo next` } }] },
+  {
+    kind: 'message',
+    content: [
+      {
+        type: 'tool_use',
+        name: 'bash',
+        input: { command: `printf 'out ${HOSTILE.title.replace('\u0007', '\\a')} x\\n'; echo next` },
+      },
+    ],
+  },
   answer(`The answer ${ALL} done.`),
 ];
 
-function placeRun(args: string[]): { cwd: string; state: string; transcript: string; run: (url: string) => Promise<AgentRun> } {
+function placeRun(args: string[]): {
+  cwd: string;
+  state: string;
+  transcript: string;
+  run: (url: string) => Promise<AgentRun>;
+} {
   const cwd = scratch('agent-ctl-work-');
   const state = scratch('agent-ctl-state-');
   const transcript = join(cwd, 'transcript.jsonl');
-  const run = (url: string) => runAgent(['--transcript', transcript, ...args, 'go'], url, { cwd, env: { XDG_STATE_HOME: state } });
+  const run = (url: string) =>
+    runAgent(['--transcript', transcript, ...args, 'go'], url, { cwd, env: { XDG_STATE_HOME: state } });
   return { cwd, state, transcript, run };
 }
 
@@ -91,26 +109,31 @@ describe('off a terminal: pipes, files, a CI log', () => {
     expectCleanFiles(place.state, place.transcript);
   });
 
-  it.each([[['--output-format', 'json']], [['--output-format', 'stream-json']], [['--output-format', 'stream-json', '-v']]])(
-    '%j: every line is JSON with its controls escaped, the text kept',
-    async (flags) => {
-      const s = await serve(script());
-      const place = placeRun(flags);
-      const run = await place.run(s.url);
-      expect(run.code).toBe(0);
-      expectNoRawControl(run.stdout, 'stdout');
-      expectNoRawControl(run.stderr, 'stderr');
-      const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
-      // JSON keeps the model's text as it was: the escapes are in it, escaped.
-      expect(lines.at(-1).result).toBe(`The answer ${ALL} done.`);
-      expectCleanFiles(place.state, place.transcript);
-    },
-  );
+  it.each([
+    [['--output-format', 'json']],
+    [['--output-format', 'stream-json']],
+    [['--output-format', 'stream-json', '-v']],
+  ])('%j: every line is JSON with its controls escaped, the text kept', async (flags) => {
+    const s = await serve(script());
+    const place = placeRun(flags);
+    const run = await place.run(s.url);
+    expect(run.code).toBe(0);
+    expectNoRawControl(run.stdout, 'stdout');
+    expectNoRawControl(run.stderr, 'stderr');
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    // JSON keeps the model's text as it was: the escapes are in it, escaped.
+    expect(lines.at(-1).result).toBe(`The answer ${ALL} done.`);
+    expectCleanFiles(place.state, place.transcript);
+  });
 });
 
 describe('on a terminal', () => {
   /** The agent's own sequences: its colours (bold, dim, red, yellow, cyan and their ends) and the spinner's. */
-  const OWN = /\u001b\[(?:1|2|22|31|33|36|39)m|\u001b\[\?25[hl]|\u001b\[\?2026[hl]|\u001b\[1G|\u001b\[0K|\u001b\[2K|\r\n/g;
+  const OWN =
+    /\u001b\[(?:1|2|22|31|33|36|39)m|\u001b\[\?25[hl]|\u001b\[\?2026[hl]|\u001b\[1G|\u001b\[0K|\u001b\[2K|\r\n/g;
 
   it('shows the text, and no escape sequence but its own', async () => {
     const s = await serve(script());
@@ -145,17 +168,28 @@ describe('messages that quote text from outside', () => {
     expect(JSON.parse(run.stdout).error).toContain('bad request');
   });
 
-  it.each(['text', 'json'])('--json-schema problems that quote the answer, as warnings and as the final error (%s)', async (format) => {
-    const key = `k${HOSTILE.title}${HOSTILE.csi8bit}`;
-    const notJson = `{"a": ${HOSTILE.clipboard}}`;
-    const s = await serve([answer(JSON.stringify({ [key]: 1 })), answer(notJson), answer(JSON.stringify({ a: 'x', [key]: 2 }))]);
-    const schema = JSON.stringify({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false });
-    const place = placeRun(['--json-schema', schema, '--output-format', format]);
-    const run = await place.run(s.url);
-    expect(run.code).toBe(1);
-    expectNoRawControl(run.stderr, 'stderr');
-    expect(run.stderr).toContain('must NOT have additional properties');
-    expectNoRawControl(run.stdout, 'stdout');
-    expectCleanFiles(place.state, place.transcript);
-  });
+  it.each(['text', 'json'])(
+    '--json-schema problems that quote the answer, as warnings and as the final error (%s)',
+    async (format) => {
+      const key = `k${HOSTILE.title}${HOSTILE.csi8bit}`;
+      const notJson = `{"a": ${HOSTILE.clipboard}}`;
+      const s = await serve([
+        answer(JSON.stringify({ [key]: 1 })),
+        answer(notJson),
+        answer(JSON.stringify({ a: 'x', [key]: 2 })),
+      ]);
+      const schema = JSON.stringify({
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        additionalProperties: false,
+      });
+      const place = placeRun(['--json-schema', schema, '--output-format', format]);
+      const run = await place.run(s.url);
+      expect(run.code).toBe(1);
+      expectNoRawControl(run.stderr, 'stderr');
+      expect(run.stderr).toContain('must NOT have additional properties');
+      expectNoRawControl(run.stdout, 'stdout');
+      expectCleanFiles(place.state, place.transcript);
+    },
+  );
 });

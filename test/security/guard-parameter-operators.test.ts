@@ -9,7 +9,11 @@ import type { TestServer } from '../support/server.js';
 import { useServer } from '../support/use-server.js';
 
 const serve = useServer();
-const results = (s: TestServer) => s.validRequests().slice(1).map((request) => toolResults(request)[0]!);
+const results = (s: TestServer) =>
+  s
+    .validRequests()
+    .slice(1)
+    .map((request) => toolResults(request)[0]!);
 
 function fakeRmPath(): string {
   const bin = tempDir('agent-fake-bin-');

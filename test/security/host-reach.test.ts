@@ -55,7 +55,9 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond 
     servers.push(tcp);
     const port = (tcp.address() as AddressInfo).port;
     const tcpConnect = `perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:${port}"); print $s ? "CONNECTED\\n" : "refused: $!\\n"'`;
-    const command = [...targets.map((target) => connectWithPerl(target.path.replace('\0', '\\0'))), tcpConnect].join('; ');
+    const command = [...targets.map((target) => connectWithPerl(target.path.replace('\0', '\\0'))), tcpConnect].join(
+      '; ',
+    );
     const s = await serve([bash(`${command}; ls /run /var/run | head -5; true`), answer('done')]);
     const run = await runSandboxed(['go'], s.url, { cwd: tempDir(), env: { XDG_RUNTIME_DIR: runtimeDir } });
     expect(run.code).toBe(0);
@@ -71,7 +73,12 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond 
     const cwd = tempDir();
     const transcript = join(cwd, 'run.jsonl');
     const fill = 'head -c 64M /dev/zero > /tmp/fill; stat -c %s /tmp/fill; df -B1 --output=size /tmp | tail -1';
-    const s = await serve([bash('echo kept > /tmp/keep'), bash(fill), bash('cat /tmp/keep; rm /tmp/fill'), answer('done')]);
+    const s = await serve([
+      bash('echo kept > /tmp/keep'),
+      bash(fill),
+      bash('cat /tmp/keep; rm /tmp/fill'),
+      answer('done'),
+    ]);
     const run = await runSandboxed(['--sandbox-tmp-size', '16M', '--transcript', transcript, 'go'], s.url, { cwd });
     expect(run.code).toBe(0);
     const filled = toolResults(s.requests[2]!)[0]!.content;
@@ -80,7 +87,10 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond 
     expect(size).toBeLessThanOrEqual(16 * 1024 * 1024);
     expect(total).toBe(16 * 1024 * 1024);
     expect(toolResults(s.requests[3]!)[0]!.content).toBe('kept');
-    const records = readFileSync(transcript, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    const records = readFileSync(transcript, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
     expect(records.at(-1)!.type).toBe('result');
   });
 
@@ -99,16 +109,26 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond 
     writeFileSync(secretFile, 'host secret\n');
     const fd = openSync(secretFile, 'r+');
     try {
-      const probe = 'for n in 3 4 5 30 31 200; do [ -e /proc/$$/fd/$n ] && echo "fd $n open"; { echo written >&$n; } 2>/dev/null; done; ' +
+      const probe =
+        'for n in 3 4 5 30 31 200; do [ -e /proc/$$/fd/$n ] && echo "fd $n open"; { echo written >&$n; } 2>/dev/null; done; ' +
         '{ cat <&3; cat <&30; cat <&200; } 2>/dev/null; ls /proc/$$/fd > fds.txt; tr "\\n" " " < fds.txt';
       const s = await serve([bash(probe), answer('done')]);
       const { home } = noisyHome();
-      const run = await runAgent([...flags, 'go'], s.url, { cwd: tempDir(), env: { HOME: home }, extraStdio: { 3: fd, 4: 'pipe', 30: fd, 31: 'pipe', 200: fd } });
+      const run = await runAgent([...flags, 'go'], s.url, {
+        cwd: tempDir(),
+        env: { HOME: home },
+        extraStdio: { 3: fd, 4: 'pipe', 30: fd, 31: 'pipe', 200: fd },
+      });
       expect(run.code).toBe(0);
       const output = toolResults(s.requests[1]!)[0]!.content;
       expect(output).not.toContain('open');
       expect(output).not.toContain('host secret');
-      expect(output.trim().split(' ').filter((n) => Number(n) > 2)).toEqual([]);
+      expect(
+        output
+          .trim()
+          .split(' ')
+          .filter((n) => Number(n) > 2),
+      ).toEqual([]);
       expect(readFileSync(secretFile, 'utf8')).toBe('host secret\n');
     } finally {
       closeSync(fd);

@@ -34,7 +34,7 @@ describe('instructions above the working directory', () => {
     expect(systemPrompt(s.requests[0]!.body)).toContain('Own words.');
   });
 
-  it('the search stops at a sticky, world-writable directory even when the .git there is the user\'s', async () => {
+  it("the search stops at a sticky, world-writable directory even when the .git there is the user's", async () => {
     const shared = tempDir('agent-shared-tmp-');
     chmodSync(shared, 0o1777);
     mkdirSync(join(shared, '.git'));
@@ -46,7 +46,7 @@ describe('instructions above the working directory', () => {
     expect(systemPrompt(s.requests[0]!.body)).not.toContain('PLANTED-BY-ANOTHER-USER');
   });
 
-  it('an instructions file in the user\'s repository that another user owns is refused with a warning', async () => {
+  it("an instructions file in the user's repository that another user owns is refused with a warning", async () => {
     const cwd = tempDir('agent-repo-');
     execFileSync('git', ['init', '-q', cwd]);
     writeFileSync(join(cwd, 'AGENTS.md'), `${PLANTED}\n`);
@@ -57,7 +57,7 @@ describe('instructions above the working directory', () => {
     expect(run.stderr).toMatch(/AGENTS\.md.*another user/);
   });
 
-  it('the user\'s own repository inside a shared parent is still read from its root', async () => {
+  it("the user's own repository inside a shared parent is still read from its root", async () => {
     const shared = tempDir('agent-shared-tmp-');
     chmodSync(shared, 0o1777);
     const root = join(shared, 'repo');

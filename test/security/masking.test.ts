@@ -18,7 +18,8 @@ const API_KEY = 'sk-test-masking-0123456789abcdef';
 const ENV = { GITHUB_TOKEN: TOKEN, ANTHROPIC_API_KEY: API_KEY };
 const FORBIDDEN = [TOKEN, API_KEY];
 /** What a terminal, or a reader that drops control characters, makes of text: escape sequences and controls gone. */
-const CONTROLS = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROLS =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const joined = (text: string) => text.replace(CONTROLS, '');
 
 function expectNoSecret(text: string, where: string): void {
@@ -69,14 +70,18 @@ async function runIn(place: Place, s: TestServer, args: string[]): Promise<Agent
  * stdout, stderr, the session files, the transcript.
  */
 function expectNoSecretAnywhere(s: TestServer | undefined, place: Place, run: AgentRun, format: string): void {
-  for (const request of s?.validRequests() ?? []) expectNoSecret(JSON.stringify(request.body), 'a request to the model');
+  for (const request of s?.validRequests() ?? [])
+    expectNoSecret(JSON.stringify(request.body), 'a request to the model');
   expectNoSecret(run.stderr, 'stderr');
   expectNoSecret(run.stdout, `stdout (${format})`);
   if (format !== 'text') expectNoSecret(jsonStrings(run.stdout), `the strings of stdout (${format})`);
   const sessions = sessionsDirOf(place.state);
   const files = readdirSync(sessions).filter((name) => name.endsWith('.jsonl'));
   expect(files).toHaveLength(1);
-  for (const [where, path] of [['the session file', join(sessions, files[0]!)], ['the transcript', place.transcript]]) {
+  for (const [where, path] of [
+    ['the session file', join(sessions, files[0]!)],
+    ['the transcript', place.transcript],
+  ]) {
     const text = readFileSync(path!, 'utf8');
     expectNoSecret(text, where!);
     expectNoSecret(jsonStrings(text), `the strings of ${where}`);
@@ -88,7 +93,9 @@ function allResults(request: RecordedRequest): string[] {
   const messages = request.body.messages as Array<{ role: string; content: unknown }>;
   return messages.flatMap((message) =>
     Array.isArray(message.content)
-      ? (message.content as Array<{ type: string; content?: unknown }>).filter((block) => block.type === 'tool_result').map((block) => messageText(block.content))
+      ? (message.content as Array<{ type: string; content?: unknown }>)
+          .filter((block) => block.type === 'tool_result')
+          .map((block) => messageText(block.content))
       : [],
   );
 }
@@ -111,7 +118,10 @@ describe('a directory named after a secret, entered and then removed', () => {
     const s = await serve(script());
     const run = await runIn(place, s, ['--output-format', format!, ...(flag ? [flag] : [])]);
     expect(run.code).toBe(0);
-    const [read, next] = s.validRequests().slice(1).map((request) => toolResults(request)[0]!.content);
+    const [read, next] = s
+      .validRequests()
+      .slice(1)
+      .map((request) => toolResults(request)[0]!.content);
     expect(read).toBe(`read ${TOKEN.length} characters`);
     expect(next).toMatch(/note: the directory .*\[redacted: GITHUB_TOKEN\] no longer exists/);
     expectNoSecretAnywhere(s, place, run, format!);
@@ -134,7 +144,9 @@ describe('the model repeats a secret it should not know', () => {
       ],
       chunkDelayMs: 5,
     },
-    answer(`The token is ${TOKEN}, or ${SPLIT}, and the key ${API_KEY.slice(0, 9)}\u001b]8;;\u0007${API_KEY.slice(9)}.`),
+    answer(
+      `The token is ${TOKEN}, or ${SPLIT}, and the key ${API_KEY.slice(0, 9)}\u001b]8;;\u0007${API_KEY.slice(9)}.`,
+    ),
   ];
 
   it.each(FORMATS)('in narration, the command echo and the answer (%s %s)', async (format, flag) => {
@@ -144,7 +156,8 @@ describe('the model repeats a secret it should not know', () => {
     expect(run.code).toBe(0);
     expectNoSecretAnywhere(undefined, place, run, format!);
     expect(run.stderr).toContain('[redacted: GITHUB_TOKEN]');
-    if (flag === '-v') expect(run.stderr).toContain('Thinking of [redacted: GITHUB_TOKEN] and [redacted: GITHUB_TOKEN].');
+    if (flag === '-v')
+      expect(run.stderr).toContain('Thinking of [redacted: GITHUB_TOKEN] and [redacted: GITHUB_TOKEN].');
   });
 });
 

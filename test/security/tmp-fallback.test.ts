@@ -12,13 +12,16 @@ function pathWithoutNsenter(): string {
   // Outside /tmp, which the sandbox makes private: the commands find their programs here too.
   const bin = outsideTmp('agent-bin-');
   for (const name of ['node', 'bwrap', 'bash', 'sh', 'cat', 'df', 'tail']) {
-    const found = (process.env.PATH ?? '').split(':').map((dir) => join(dir, name)).find((path) => {
-      try {
-        return statSync(path).isFile();
-      } catch {
-        return false;
-      }
-    });
+    const found = (process.env.PATH ?? '')
+      .split(':')
+      .map((dir) => join(dir, name))
+      .find((path) => {
+        try {
+          return statSync(path).isFile();
+        } catch {
+          return false;
+        }
+      });
     if (found) symlinkSync(found, join(bin, name));
   }
   return bin;

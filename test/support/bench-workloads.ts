@@ -31,7 +31,10 @@ export type PerRequestUsage = Usage[];
  * Wraps a script so that the server's running usage totals are recorded as each request
  * arrives (before that request is accounted). `perRequest()` then gives each request's own usage.
  */
-export function withUsageSnapshots(script: Turn[], server: () => TestServer): { script: Turn[]; perRequest: () => PerRequestUsage } {
+export function withUsageSnapshots(
+  script: Turn[],
+  server: () => TestServer,
+): { script: Turn[]; perRequest: () => PerRequestUsage } {
   const snapshots: Usage[] = [];
   const wrapped: Turn[] = script.map((turn) => (request) => {
     snapshots.push(server().totals());

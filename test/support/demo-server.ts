@@ -18,21 +18,28 @@ const script: Turn[] = [
     kind: 'message',
     content: [
       { type: 'text', text: 'Now the check, which takes a few seconds.' },
-      { type: 'tool_use', name: 'bash', input: { command: 'for i in 1 2 3 4; do echo "step $i"; sleep 1; done; exit 3' } },
+      {
+        type: 'tool_use',
+        name: 'bash',
+        input: { command: 'for i in 1 2 3 4; do echo "step $i"; sleep 1; done; exit 3' },
+      },
     ],
     delayMs: 600,
     chunkDelayMs: 40,
   },
   {
     kind: 'message',
-    content: [{ type: 'text', text: 'The directory holds a few files, and the check failed at its end with exit code 3.' }],
+    content: [
+      { type: 'text', text: 'The directory holds a few files, and the check failed at its end with exit code 3.' },
+    ],
     delayMs: 900,
     chunkDelayMs: 40,
   },
 ];
 
 // Every run gets the whole script: the step follows from how long the conversation is.
-const step: Turn = (request) => script[Math.min(script.length - 1, Math.floor((request.body.messages.length - 1) / 2))]!;
+const step: Turn = (request) =>
+  script[Math.min(script.length - 1, Math.floor((request.body.messages.length - 1) / 2))]!;
 const server = await startServer([], { onExhausted: step });
 process.stdout.write(`${server.url}\n`);
 const stop = () => void server.close().then(() => process.exit(0));

@@ -4,7 +4,11 @@ import type { AddressInfo, Server, Socket } from 'node:net';
  * Listens on a free loopback port and keeps track of the open sockets, so that close() can destroy them (hanging ones
  * included). Resolves with the port.
  */
-export async function listenOnLoopback(server: Server, sockets: Set<Socket>, onConnection: () => void = () => {}): Promise<number> {
+export async function listenOnLoopback(
+  server: Server,
+  sockets: Set<Socket>,
+  onConnection: () => void = () => {},
+): Promise<number> {
   server.on('connection', (socket: Socket) => {
     onConnection();
     sockets.add(socket);

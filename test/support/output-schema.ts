@@ -77,20 +77,24 @@ export function createOutputChecker(schemas: Map<string, Schema> = loadSchemas()
       for (const problem of checkLine(value, mode)) problems.push(`line ${index + 1}: ${problem}`);
       return value;
     });
-    if (problems.length > 0) throw new Error(`output does not match schema/:\n${problems.join('\n')}\n--- stdout ---\n${stdout}`);
+    if (problems.length > 0)
+      throw new Error(`output does not match schema/:\n${problems.join('\n')}\n--- stdout ---\n${stdout}`);
     return parsed;
   };
   return { checkLine, checkOutput };
 }
 
 function describe(file: string, errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).map((error) => `${file}: ${error.instancePath || '(top level)'} ${error.message ?? ''}${paramsText(error)}`);
+  return (errors ?? []).map(
+    (error) => `${file}: ${error.instancePath || '(top level)'} ${error.message ?? ''}${paramsText(error)}`,
+  );
 }
 
 function paramsText(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (typeof params.additionalProperty === 'string') return ` (${params.additionalProperty})`;
-  if (Array.isArray(params.allowedValues)) return ` (${params.allowedValues.map((value) => JSON.stringify(value)).join(', ')})`;
+  if (Array.isArray(params.allowedValues))
+    return ` (${params.allowedValues.map((value) => JSON.stringify(value)).join(', ')})`;
   return '';
 }
 

@@ -36,7 +36,12 @@ export interface TestProxy {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-const REASONS: Record<number, string> = { 200: 'Connection Established', 403: 'Forbidden', 407: 'Proxy Authentication Required', 502: 'Bad Gateway' };
+const REASONS: Record<number, string> = {
+  200: 'Connection Established',
+  403: 'Forbidden',
+  407: 'Proxy Authentication Required',
+  502: 'Bad Gateway',
+};
 
 export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy> {
   const seen: ProxyRecord[] = [];
@@ -79,7 +84,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const target = req.url ?? '';
     const route = options.routes?.[target];
-    const [, host = '', port = '443'] = route ? [target, '127.0.0.1', String(route)] : (/^\[?([^\]]*?)\]?:(\d+)$/.exec(target) ?? []);
+    const [, host = '', port = '443'] = route
+      ? [target, '127.0.0.1', String(route)]
+      : (/^\[?([^\]]*?)\]?:(\d+)$/.exec(target) ?? []);
     const status = verdict(req, host);
     if (status) {
       record(req, target, status);

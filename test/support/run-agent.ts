@@ -75,7 +75,8 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
     stdio: [stdinMode, 'pipe', 'pipe', ...extraDescriptors(options.extraStdio ?? {})],
   });
   options.onSpawn?.(child);
-  if (typeof options.stdin === 'string' && options.stdin !== 'ignore' && options.stdin !== 'open') child.stdin?.end(options.stdin);
+  if (typeof options.stdin === 'string' && options.stdin !== 'ignore' && options.stdin !== 'open')
+    child.stdin?.end(options.stdin);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -83,7 +84,9 @@ export function runAgent(args: string[], serverUrl: string, options: AgentOption
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`agent did not exit within ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(`agent did not exit within ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
+      );
     }, options.timeoutMs ?? 20_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
@@ -108,7 +111,8 @@ function extraDescriptors(extra: Record<number, number | 'pipe'>): Array<number 
 function checkJsonOutput(args: string[], options: AgentOptions, run: { code: number | null; stdout: string }): void {
   const mode = jsonModeOf(args);
   const printsHelp = args.some((arg) => ['-h', '--help', '-V', '--version'].includes(arg));
-  if (mode === undefined || options.checkOutput === false || printsHelp || run.code === null || run.code === 141) return;
+  if (mode === undefined || options.checkOutput === false || printsHelp || run.code === null || run.code === 141)
+    return;
   checkedOutput(run.stdout, mode);
 }
 
@@ -138,7 +142,9 @@ export function answer(text: string): Turn {
 }
 
 /** The tool_result blocks of the last user message of a request. */
-export function toolResults(request: RecordedRequest): Array<{ tool_use_id: string; content: string; is_error?: boolean }> {
+export function toolResults(
+  request: RecordedRequest,
+): Array<{ tool_use_id: string; content: string; is_error?: boolean }> {
   const messages = request.body.messages as Array<{ role: string; content: unknown }>;
   const last = messages.at(-1);
   if (!last || !Array.isArray(last.content)) return [];
@@ -160,10 +166,13 @@ export function messageText(content: unknown): string {
 
 /** A dynamic turn that answers with whatever the last command printed. */
 export function answerWithLastResult(prefix = ''): Turn {
-  return (request) => answer(`${prefix}${toolResults(request)[0]?.content ?? "(none)"}`);
+  return (request) => answer(`${prefix}${toolResults(request)[0]?.content ?? '(none)'}`);
 }
 
 /** The records of a session or transcript file, parsed line by line; tests read arbitrary fields of them. */
 export function readRecords(path: string): any[] {
-  return readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }

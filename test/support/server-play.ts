@@ -4,7 +4,14 @@ import type { ServerResponse } from 'node:http';
 import { defaultBreakPoint, frame, messageEvents, type SseEvent } from './server-sse.js';
 import { outputTokens, type CacheSimulator } from './server-tokens.js';
 import type { Block, MessageTurn, RecordedRequest, ResolvedBlock, StaticTurn, Turn, Usage } from './server-types.js';
-import { buildMessage, defaultErrorType, defaultStopReason, errorBody, resolveContent, type WireMessage } from './server-wire.js';
+import {
+  buildMessage,
+  defaultErrorType,
+  defaultStopReason,
+  errorBody,
+  resolveContent,
+  type WireMessage,
+} from './server-wire.js';
 
 const DEFAULT_BROKEN_CONTENT: Block[] = [{ type: 'text', text: 'This answer is cut off before it can finish.' }];
 const DEFAULT_STREAM_ERROR = { type: 'overloaded_error', message: 'Overloaded' };
@@ -47,14 +54,20 @@ export class TurnPlayer {
       }
       case 'http_error': {
         const type = scripted.type ?? defaultErrorType(scripted.status);
-        res.writeHead(scripted.status, { 'content-type': 'application/json', 'request-id': requestId, ...scripted.headers });
+        res.writeHead(scripted.status, {
+          'content-type': 'application/json',
+          'request-id': requestId,
+          ...scripted.headers,
+        });
         res.end(errorBody(type, scripted.message ?? `scripted ${type}`, requestId));
         return;
       }
       case 'stream_error':
       case 'drop':
       case 'truncated':
-        return streamed ? this.#broken(res, requestId, record, scripted) : this.#brokenJson(res, requestId, record, scripted);
+        return streamed
+          ? this.#broken(res, requestId, record, scripted)
+          : this.#brokenJson(res, requestId, record, scripted);
       case 'hang':
         return; // The socket stays open until the client gives up or the server closes.
       case 'raw':
@@ -71,7 +84,11 @@ export class TurnPlayer {
   ): WireMessage {
     const content = resolveContent(blocks);
     this.onContent(content);
-    const usage: Usage = { ...this.cache.account(record.body), output_tokens: outputTokens(content, this.cache.charsPerToken), ...overrides.usage };
+    const usage: Usage = {
+      ...this.cache.account(record.body),
+      output_tokens: outputTokens(content, this.cache.charsPerToken),
+      ...overrides.usage,
+    };
     const stopReason = overrides.stop_reason ?? defaultStopReason(content);
     return buildMessage(String(record.body?.model ?? ''), content, stopReason, usage);
   }
@@ -128,7 +145,10 @@ export class TurnPlayer {
   #brokenJson(res: ServerResponse, requestId: string, record: RecordedRequest, turn: BrokenTurn): void {
     if (turn.kind === 'stream_error') {
       const error = turn.error ?? DEFAULT_STREAM_ERROR;
-      res.writeHead(STATUS_FOR_ERROR_TYPE[error.type] ?? 500, { 'content-type': 'application/json', 'request-id': requestId });
+      res.writeHead(STATUS_FOR_ERROR_TYPE[error.type] ?? 500, {
+        'content-type': 'application/json',
+        'request-id': requestId,
+      });
       res.end(errorBody(error.type, error.message, requestId));
       return;
     }

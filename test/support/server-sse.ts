@@ -39,13 +39,17 @@ function blockEvents(block: ResolvedBlock, index: number): SseEvent[] {
     case 'tool_use': {
       start = { type: 'tool_use', id: block.id, name: block.name, input: {} };
       const json = JSON.stringify(block.input ?? {});
-      deltas = splitInto(json, pieceCount(json)).map((partial_json) => delta({ type: 'input_json_delta', partial_json }));
+      deltas = splitInto(json, pieceCount(json)).map((partial_json) =>
+        delta({ type: 'input_json_delta', partial_json }),
+      );
       break;
     }
     case 'thinking':
       start = { type: 'thinking', thinking: '', signature: '' };
       deltas = [
-        ...splitInto(block.thinking, pieceCount(block.thinking)).map((thinking) => delta({ type: 'thinking_delta', thinking })),
+        ...splitInto(block.thinking, pieceCount(block.thinking)).map((thinking) =>
+          delta({ type: 'thinking_delta', thinking }),
+        ),
         ...(block.signature === null ? [] : [delta({ type: 'signature_delta', signature: block.signature })]),
       ];
       break;

@@ -10,8 +10,21 @@ export type StructuredOutputs = 'supported' | 'rejected' | 'ignored';
 const TYPES = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean', 'null']);
 const FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'uri', 'ipv4', 'ipv6', 'uuid']);
 const KEYWORDS = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'minItems', 'enum', 'const', 'anyOf', 'allOf',
-  '$ref', '$defs', 'description', 'title', 'format',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'enum',
+  'const',
+  'anyOf',
+  'allOf',
+  '$ref',
+  '$defs',
+  'description',
+  'title',
+  'format',
 ]);
 const OUTPUT_CONFIG_KEYS = new Set(['effort', 'format']);
 
@@ -70,13 +83,16 @@ function checkSchema(node: unknown, path: string, root: unknown): Check {
   if (node['minItems'] !== undefined && node['minItems'] !== 0 && node['minItems'] !== 1) {
     return `${path}.minItems: only 0 and 1 are supported`;
   }
-  if (node['format'] !== undefined && !FORMATS.has(String(node['format']))) return `${path}.format: '${String(node['format'])}' is not supported`;
-  if (node['enum'] !== undefined && (!Array.isArray(node['enum']) || node['enum'].length === 0)) return `${path}.enum: must be a non-empty list`;
+  if (node['format'] !== undefined && !FORMATS.has(String(node['format'])))
+    return `${path}.format: '${String(node['format'])}' is not supported`;
+  if (node['enum'] !== undefined && (!Array.isArray(node['enum']) || node['enum'].length === 0))
+    return `${path}.enum: must be a non-empty list`;
   if (node['$ref'] !== undefined) {
     const ref = String(node['$ref']);
     const name = /^#\/\$defs\/([^/]+)$/.exec(ref)?.[1];
     const defs = isRecord(root) && isRecord(root['$defs']) ? root['$defs'] : {};
-    if (name === undefined || !(name in defs)) return `${path}.$ref: cannot resolve '${ref}' (only '#/$defs/…' references are supported)`;
+    if (name === undefined || !(name in defs))
+      return `${path}.$ref: cannot resolve '${ref}' (only '#/$defs/…' references are supported)`;
   }
   return checkChildren(node, path, root);
 }

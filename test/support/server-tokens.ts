@@ -107,7 +107,11 @@ function units(body: unknown, charsPerToken: number): Unit[] {
   const tools = Array.isArray(body['tools']) ? body['tools'] : [];
   for (const tool of tools) {
     const canonical = canonicalJson({ tool });
-    out.push({ tokens: unitTokens(canonicalJson(tool).length, charsPerToken), breakpoint: cacheControlCount(tool) > 0, canonical });
+    out.push({
+      tokens: unitTokens(canonicalJson(tool).length, charsPerToken),
+      breakpoint: cacheControlCount(tool) > 0,
+      canonical,
+    });
   }
   for (const block of asBlocks(body['system'])) {
     out.push({

@@ -13,8 +13,16 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 const DROPPED_SAMPLING_FIELDS = ['temperature', 'top_p', 'top_k'] as const;
 const MAX_CACHE_BREAKPOINTS = 4;
 const BLOCK_TYPES = new Set([
-  'text', 'image', 'document', 'search_result', 'tool_use', 'tool_result', 'thinking',
-  'redacted_thinking', 'server_tool_use', 'web_search_tool_result',
+  'text',
+  'image',
+  'document',
+  'search_result',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'server_tool_use',
+  'web_search_tool_result',
 ]);
 
 function isRecord(value: unknown): value is JsonObject {
@@ -62,7 +70,8 @@ function checkTopLevel(body: JsonObject, options: ValidateOptions): Check {
   if (options.requireMaxTokens) {
     const maxTokens = body['max_tokens'];
     if (maxTokens === undefined) return 'max_tokens: Field required';
-    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens)) return 'max_tokens: Input should be a valid integer';
+    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens))
+      return 'max_tokens: Input should be a valid integer';
     if (maxTokens < 1) return 'max_tokens: Input should be greater than or equal to 1';
   }
   for (const field of DROPPED_SAMPLING_FIELDS) {
@@ -72,7 +81,8 @@ function checkTopLevel(body: JsonObject, options: ValidateOptions): Check {
   if (messages === undefined) return 'messages: Field required';
   if (!Array.isArray(messages)) return 'messages: Input should be a valid list';
   if (messages.length === 0) return 'messages: at least one message is required';
-  if (body['stream'] !== undefined && typeof body['stream'] !== 'boolean') return 'stream: Input should be a valid boolean';
+  if (body['stream'] !== undefined && typeof body['stream'] !== 'boolean')
+    return 'stream: Input should be a valid boolean';
   return undefined;
 }
 
@@ -110,7 +120,8 @@ function checkTools(tools: unknown): Check {
     if (!isCustom) continue;
     const schema = tool['input_schema'];
     if (schema === undefined) return `tools.${index}.input_schema: Field required`;
-    if (!isRecord(schema) || schema['type'] !== 'object') return `tools.${index}.input_schema.type: Input should be 'object'`;
+    if (!isRecord(schema) || schema['type'] !== 'object')
+      return `tools.${index}.input_schema.type: Input should be 'object'`;
   }
   return undefined;
 }
@@ -133,7 +144,8 @@ function normaliseMessages(messages: unknown[]): Message[] | string {
     else if (Array.isArray(content)) blocks = content;
     else return `messages.${index}.content: Field required`;
     for (const [at, block] of blocks.entries()) {
-      if (!isRecord(block) || typeof block['type'] !== 'string') return `messages.${index}.content.${at}.type: Field required`;
+      if (!isRecord(block) || typeof block['type'] !== 'string')
+        return `messages.${index}.content.${at}.type: Field required`;
       if (!BLOCK_TYPES.has(block['type'])) {
         return `messages.${index}.content.${at}.type: Input tag '${block['type']}' found using 'type' does not match any of the expected tags`;
       }
@@ -152,7 +164,8 @@ function checkBlocks(message: Message): Check {
     }
     if (block['type'] === 'tool_use') {
       if (message.role !== 'assistant') return `${where}: \`tool_use\` blocks may only appear in assistant messages`;
-      if (typeof block['id'] !== 'string' || typeof block['name'] !== 'string') return `${where}: tool_use blocks need an id and a name`;
+      if (typeof block['id'] !== 'string' || typeof block['name'] !== 'string')
+        return `${where}: tool_use blocks need an id and a name`;
       if (!isRecord(block['input'])) return `${where}.input: Input should be a valid dictionary`;
     }
     if (block['type'] === 'tool_result') {

@@ -47,7 +47,11 @@ export function resolveContent(blocks: readonly Block[]): ResolvedBlock[] {
       case 'tool_use':
         return { type: 'tool_use', id: block.id ?? newToolUseId(), name: block.name, input: block.input };
       case 'thinking':
-        return { type: 'thinking', thinking: block.thinking, signature: block.signature === undefined ? signThinking(block.thinking) : block.signature };
+        return {
+          type: 'thinking',
+          thinking: block.thinking,
+          signature: block.signature === undefined ? signThinking(block.thinking) : block.signature,
+        };
       case 'redacted_thinking':
         return { type: 'redacted_thinking', data: block.data ?? redactedData() };
     }
@@ -69,7 +73,12 @@ export interface WireMessage {
   usage: Usage;
 }
 
-export function buildMessage(model: string, content: ResolvedBlock[], stopReason: StopReason, usage: Usage): WireMessage {
+export function buildMessage(
+  model: string,
+  content: ResolvedBlock[],
+  stopReason: StopReason,
+  usage: Usage,
+): WireMessage {
   return {
     id: newMessageId(),
     type: 'message',

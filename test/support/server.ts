@@ -60,7 +60,8 @@ function checkAuth(req: IncomingMessage, required: ServerOptions['requireAuth'])
   if (!required) return undefined;
   // An API key goes in x-api-key and a token in Authorization: Bearer, as the contract says.
   const accepted =
-    (required.apiKey !== undefined && apiKey === required.apiKey) || (required.bearer !== undefined && bearer === required.bearer);
+    (required.apiKey !== undefined && apiKey === required.apiKey) ||
+    (required.bearer !== undefined && bearer === required.bearer);
   return accepted ? undefined : { status: 401, type: 'authentication_error', message: 'invalid x-api-key' };
 }
 
@@ -77,12 +78,16 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
   const sockets = new Set<Socket>();
   const total = emptyUsage();
   const ledger = new ThinkingLedger();
-  const player = new TurnPlayer(new CacheSimulator(charsPerToken), (content) => ledger.remember(content), (usage) => {
-    total.input_tokens += usage.input_tokens;
-    total.output_tokens += usage.output_tokens;
-    total.cache_creation_input_tokens += usage.cache_creation_input_tokens;
-    total.cache_read_input_tokens += usage.cache_read_input_tokens;
-  });
+  const player = new TurnPlayer(
+    new CacheSimulator(charsPerToken),
+    (content) => ledger.remember(content),
+    (usage) => {
+      total.input_tokens += usage.input_tokens;
+      total.output_tokens += usage.output_tokens;
+      total.cache_creation_input_tokens += usage.cache_creation_input_tokens;
+      total.cache_read_input_tokens += usage.cache_read_input_tokens;
+    },
+  );
   let nextTurn = 0;
 
   function takeTurn(): Turn {
@@ -90,7 +95,9 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
     nextTurn += 1;
     if (turn !== undefined) return turn;
     if (options.onExhausted !== undefined) return options.onExhausted;
-    process.stderr.write(`\n*** test server: script exhausted: request #${nextTurn} has no turn left (${script.length} scripted) ***\n\n`);
+    process.stderr.write(
+      `\n*** test server: script exhausted: request #${nextTurn} has no turn left (${script.length} scripted) ***\n\n`,
+    );
     return { kind: 'http_error', status: 500, type: 'api_error', message: 'test script exhausted' };
   }
 
@@ -125,7 +132,12 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
     const authFailure = checkAuth(req, options.requireAuth);
     if (authFailure) return reject(record, res, authFailure, requestId);
     if (!header(req, 'anthropic-version')) {
-      return reject(record, res, { status: 400, type: 'invalid_request_error', message: 'anthropic-version: header is required' }, requestId);
+      return reject(
+        record,
+        res,
+        { status: 400, type: 'invalid_request_error', message: 'anthropic-version: header is required' },
+        requestId,
+      );
     }
     if (!parsed.ok) {
       const message = 'There was an error parsing the body of your request: it is not valid JSON.';
@@ -142,7 +154,12 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
     if (failure) return reject(record, res, failure, requestId);
     const model = (parsed.value as { model?: unknown }).model;
     if (options.models && !options.models.includes(String(model))) {
-      return reject(record, res, { status: 404, type: 'not_found_error', message: `model: ${String(model)}` }, requestId);
+      return reject(
+        record,
+        res,
+        { status: 404, type: 'not_found_error', message: `model: ${String(model)}` },
+        requestId,
+      );
     }
 
     if (isCount) {
@@ -155,7 +172,9 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
-      process.stderr.write(`\n*** test server: internal error: ${error instanceof Error ? error.stack : String(error)} ***\n\n`);
+      process.stderr.write(
+        `\n*** test server: internal error: ${error instanceof Error ? error.stack : String(error)} ***\n\n`,
+      );
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json', 'request-id': newRequestId() });
         res.end(errorBody('api_error', `test server error: ${String(error)}`, newRequestId()));

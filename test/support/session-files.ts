@@ -33,7 +33,11 @@ export function newPlace(scratch: (prefix?: string) => string): Place {
 
 /** Runs the binary in `where`, with --output-format json. */
 export function agentIn(s: TestServer, where: Place, args: string[], options: AgentOptions = {}): Promise<AgentRun> {
-  return runAgent(['--output-format', 'json', ...args], s.url, { cwd: where.cwd, ...options, env: { XDG_STATE_HOME: where.state, ...options.env } });
+  return runAgent(['--output-format', 'json', ...args], s.url, {
+    cwd: where.cwd,
+    ...options,
+    env: { XDG_STATE_HOME: where.state, ...options.env },
+  });
 }
 
 /** The result object: the last line of stdout. */
@@ -78,10 +82,15 @@ export function sessionDirEntries(stateHome: string): string[] {
 type WireMessage = { role: string; content: unknown };
 
 /** The messages of a request as the API reads them: consecutive messages of one role merged into one. */
-export function mergedMessages(request: RecordedRequest): Array<{ role: string; blocks: Array<Record<string, unknown>> }> {
+export function mergedMessages(
+  request: RecordedRequest,
+): Array<{ role: string; blocks: Array<Record<string, unknown>> }> {
   const merged: Array<{ role: string; blocks: Array<Record<string, unknown>> }> = [];
   for (const message of request.body.messages as WireMessage[]) {
-    const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as Array<Record<string, unknown>>);
+    const blocks =
+      typeof message.content === 'string'
+        ? [{ type: 'text', text: message.content }]
+        : (message.content as Array<Record<string, unknown>>);
     const last = merged.at(-1);
     if (last && last.role === message.role) last.blocks.push(...blocks);
     else merged.push({ role: message.role, blocks: [...blocks] });
@@ -91,10 +100,15 @@ export function mergedMessages(request: RecordedRequest): Array<{ role: string; 
 
 /** The text blocks of a merged message, joined with |. */
 export function textOf(blocks: Array<Record<string, unknown>>): string {
-  return blocks.filter((block) => block.type === 'text').map((block) => block.text).join('|');
+  return blocks
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('|');
 }
 
 /** A compact picture of a request's conversation: per merged message, its role and the kinds of its blocks. */
 export function shapeOf(request: RecordedRequest): string[] {
-  return mergedMessages(request).map((message) => `${message.role}: ${message.blocks.map((block) => block.type).join(' ')}`);
+  return mergedMessages(request).map(
+    (message) => `${message.role}: ${message.blocks.map((block) => block.type).join(' ')}`,
+  );
 }

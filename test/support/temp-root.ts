@@ -16,6 +16,8 @@ export function teardown(): void {
   const leftovers = readdirSync(root);
   rmSync(root, { recursive: true, force: true });
   if (leftovers.length === 0) return;
-  process.stderr.write(`\ntemporary directories left behind by the tests (${leftovers.length}): ${leftovers.sort().join(', ')}\n`);
+  process.stderr.write(
+    `\ntemporary directories left behind by the tests (${leftovers.length}): ${leftovers.sort().join(', ')}\n`,
+  );
   process.exitCode = 1;
 }

@@ -17,7 +17,10 @@ export interface TerminalRun {
  * Runs a bash command line with stdin, stdout and stderr on a pseudo-terminal of 100 × 40, as a person at a terminal
  * would; `$AGENT` in it is bin/agent. Redirections in the line give the other combinations (`> out.txt`, `| cat`).
  */
-export function runOnTerminal(commandLine: string, options: { env: Record<string, string>; cwd: string; timeoutMs?: number }): Promise<TerminalRun> {
+export function runOnTerminal(
+  commandLine: string,
+  options: { env: Record<string, string>; cwd: string; timeoutMs?: number },
+): Promise<TerminalRun> {
   const env = { ...options.env, AGENT: AGENT_BIN, TERM: options.env.TERM ?? 'xterm-256color' };
   const child = spawn('script', ['-qec', `stty cols ${COLUMNS} rows ${ROWS}; ${commandLine}`, '/dev/null'], {
     cwd: options.cwd,
@@ -61,7 +64,8 @@ export function screenOf(bytes: string): Promise<string[]> {
 const SGR = /^\u001b\[[0-9;]*m/;
 const CURSOR_VISIBILITY = /^\u001b\[\?25[hl]/;
 /** One frame of a spinner: drawn inside a synchronized-output bracket, from column 1. */
-const SPINNER_FRAME = /^\u001b\[\?2026h\u001b\[1G(?:\u001b\[0K)?[^\u001b\r\n]*(?:\u001b\[[0-9;]*m[^\u001b\r\n]*)*\u001b\[\?2026l/;
+const SPINNER_FRAME =
+  /^\u001b\[\?2026h\u001b\[1G(?:\u001b\[0K)?[^\u001b\r\n]*(?:\u001b\[[0-9;]*m[^\u001b\r\n]*)*\u001b\[\?2026l/;
 /** The spinner's line erased. */
 const SPINNER_CLEAR = /^\u001b\[1G\u001b\[0K/;
 const ANY_ESCAPE = /^(?:\u001b\[[?0-9;]*[A-Za-z]|\u001b[^[])/;
@@ -77,7 +81,8 @@ export function overwrites(bytes: string): string[] {
   let lineHasText = false;
   let lastWasFrame = false;
   let rest = bytes;
-  const where = () => JSON.stringify(bytes.slice(Math.max(0, bytes.length - rest.length - 40), bytes.length - rest.length + 20));
+  const where = () =>
+    JSON.stringify(bytes.slice(Math.max(0, bytes.length - rest.length - 40), bytes.length - rest.length + 20));
   while (rest.length > 0) {
     const match = (pattern: RegExp) => pattern.exec(rest)?.[0];
     let token: string | undefined;

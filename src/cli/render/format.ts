@@ -34,7 +34,11 @@ export function preview(content: string, style: Style, isError: boolean, exitCod
 }
 
 /** How a command ended, for beside it: `1.2 s`, `0.3 s · exit code 2`; empty when nothing is known. */
-export function commandStatus(durationMs: number | undefined, exitCode: number | null | undefined, style: Style): string {
+export function commandStatus(
+  durationMs: number | undefined,
+  exitCode: number | null | undefined,
+  style: Style,
+): string {
   const parts: string[] = [];
   if (durationMs !== undefined) parts.push(style.dim(formatDuration(durationMs)));
   if (exitCode) parts.push(style.red(`exit code ${exitCode}`));
@@ -56,7 +60,11 @@ export function formatElapsed(seconds: number): string {
 
 /** The last line on a terminal: `2 turns · 1 command · 3.2 s · $0.0123`. */
 export function summaryLine(result: ResultObject): string {
-  const parts = [plural(result.num_turns, 'turn'), plural(result.commands, 'command'), formatDuration(result.duration_ms)];
+  const parts = [
+    plural(result.num_turns, 'turn'),
+    plural(result.commands, 'command'),
+    formatDuration(result.duration_ms),
+  ];
   if (result.total_cost_usd !== undefined) parts.push(formatCost(result.total_cost_usd));
   return parts.join(' · ');
 }

@@ -17,10 +17,21 @@ const TICK_MS = 250;
  * An ora spinner on a terminal. ora writes cursor movements even when asked to stop a spinner that is not spinning,
  * so this wrapper only ever stops one that spins.
  */
-export async function createSpinner(stream: NodeJS.WriteStream, style: Style, columns: number, term: string | undefined): Promise<Spinner> {
+export async function createSpinner(
+  stream: NodeJS.WriteStream,
+  style: Style,
+  columns: number,
+  term: string | undefined,
+): Promise<Spinner> {
   const { default: ora, spinners } = await import('ora');
   const frames = (term === 'linux' ? spinners.line : spinners.dots).frames.map((frame) => style.cyan(frame));
-  const spinner = ora({ stream, discardStdin: false, isEnabled: true, color: false, spinner: { interval: 80, frames } });
+  const spinner = ora({
+    stream,
+    discardStdin: false,
+    isEnabled: true,
+    color: false,
+    spinner: { interval: 80, frames },
+  });
   let timer: NodeJS.Timeout | undefined;
 
   const text = (label: string, since: number) => {
@@ -42,4 +53,3 @@ export async function createSpinner(stream: NodeJS.WriteStream, style: Style, co
     },
   };
 }
-
