@@ -101,6 +101,7 @@ async function sandboxFor(config: Config, runDir: string, emit: EventSink): Prom
   const sandbox = await setUpSandbox({
     cwd,
     runDir,
+    stateDir: dirname(config.session.dir),
     tmpBytes,
     expose,
     path,

@@ -11,12 +11,15 @@ import {
   type SandboxWrapper,
 } from './sandbox.js';
 import { protectGitDir } from './sandbox-git.js';
+import { protectStateDir } from './sandbox-state-dir.js';
 import { startTmpHolder } from './sandbox-tmp.js';
 
 interface SandboxSetupOptions {
   cwd: string;
   /** The run's private directory: shown read-only inside (spill files, the prologue); the home and /tmp live in it. */
   runDir: string;
+  /** The state directory (`$XDG_STATE_HOME/agent`): never writable inside. */
+  stateDir: string;
   tmpBytes: number;
   expose: readonly string[];
   /** The real environment's PATH and home directory. */
@@ -58,7 +61,7 @@ export async function setUpSandbox(options: SandboxSetupOptions): Promise<RunSan
     privateHome,
     expose: options.expose,
     readOnly: [options.runDir],
-    extraMounts: git.mounts,
+    extraMounts: [...git.mounts, ...protectStateDir(options.stateDir, [options.cwd])],
     hiddenDirs: defaultHiddenDirs({ XDG_RUNTIME_DIR: options.runtimeDir }),
     emptyDir,
   });
