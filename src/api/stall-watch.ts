@@ -20,13 +20,11 @@ export function watchForStall(runSignal: AbortSignal, idleMs: number): StallWatc
     stalled = true;
     controller.abort(new Error(`no data from the API for ${idleMs / 1000} s`));
   };
-  let timer = setTimeout(fire, idleMs);
+  const timer = setTimeout(fire, idleMs);
   return {
     signal: controller.signal,
-    touch: () => {
-      clearTimeout(timer);
-      timer = setTimeout(fire, idleMs);
-    },
+    // Restarts the same timer: nothing is allocated per chunk.
+    touch: () => timer.refresh(),
     stalled: () => stalled,
     stop: () => {
       clearTimeout(timer);
