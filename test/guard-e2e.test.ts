@@ -1,24 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answer, bash, runAgent, tempDir, toolResults } from './support/run-agent.js';
 import type { TestServer } from './support/server.js';
 import { useServer } from './support/use-server.js';
+import { fakePath } from './support/stand-ins.js';
 
 const serve = useServer();
 const lastResult = (s: TestServer, request: number) => toolResults(s.validRequests()[request]!)[0]!;
 
-/** A directory holding harmless stand-ins, put first on PATH, so a command that slips through is visible and safe. */
-function fakePath(...names: string[]): string {
-  const bin = tempDir('agent-fake-bin-');
-  for (const name of names) {
-    writeFileSync(join(bin, name), `#!/bin/sh\necho "fake ${name} ran: $*"\n`);
-    chmodSync(join(bin, name), 0o755);
-  }
-  return `${bin}:${process.env.PATH}`;
-}
 const fakeSudoPath = () => fakePath('sudo');
 
 describe('the guard, through the binary', () => {

@@ -1,12 +1,13 @@
 // The guard and shell variables, through the binary: the model writes the commands that wipe disks when a
 // variable is unset or holds `/`, and the guard must stop them before bash runs them. Stand-ins for rm, chmod and
 // chown come first on PATH, so a command that slips through is visible and harmless.
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, bash, runAgent, tempDir, toolResults } from './support/run-agent.js';
 import type { TestServer } from './support/server.js';
 import { useServer } from './support/use-server.js';
+import { fakePath } from './support/stand-ins.js';
 
 const serve = useServer();
 const results = (s: TestServer) =>
@@ -14,15 +15,6 @@ const results = (s: TestServer) =>
     .validRequests()
     .slice(1)
     .map((request) => toolResults(request)[0]!);
-
-function fakePath(...names: string[]): string {
-  const bin = tempDir('agent-fake-bin-');
-  for (const name of names) {
-    writeFileSync(join(bin, name), `#!/bin/sh\necho "fake ${name} ran: $*"\n`);
-    chmodSync(join(bin, name), 0o755);
-  }
-  return `${bin}:${process.env.PATH}`;
-}
 
 const ATTACKS: readonly string[] = [
   'rm -rf "$BUILD_DIR"/*',

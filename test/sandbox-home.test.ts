@@ -1,36 +1,15 @@
 // The home directory under --sandbox: hidden behind an empty private one, the working directory still visible,
 // --sandbox-expose paths shown read-only. First the wrapper under real bubblewrap, then through the binary.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxWrap, type SandboxOptions } from '../src/shell/sandbox.js';
 import { answer, bash, runAgent, tempDir, toolResults } from './support/run-agent.js';
 import type { TestServer } from './support/server.js';
 import { useServer } from './support/use-server.js';
-
-const bwrapPath = (process.env.PATH ?? '')
-  .split(delimiter)
-  .map((dir) => join(dir, 'bwrap'))
-  .find((candidate) => {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+import { bwrapPath } from './support/bwrap.js';
 
 const FAKE_KEY =
   '-----BEGIN OPENSSH PRIVATE KEY-----\nZmFrZS1rZXktZm9yLWEtdGVzdA==\n-----END OPENSSH PRIVATE KEY-----\n';

@@ -1,31 +1,13 @@
 // What the attacks share: bubblewrap's presence, a host directory outside every place the sandbox can write, a home
 // whose start-up files are noisy (they must never be sourced), and a run of the binary under --sandbox.
-import {
-  accessSync,
-  constants,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { runAgent, tempDir, type AgentOptions, type AgentRun } from '../support/run-agent.js';
+import { bwrapPath } from '../support/bwrap.js';
 
-export const bwrapPath = (process.env.PATH ?? '')
-  .split(delimiter)
-  .map((dir) => join(dir, 'bwrap'))
-  .find((candidate) => {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+export { bwrapPath };
 
 const NO_BWRAP = 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap';
 if (bwrapPath === undefined) console.warn(`security tests skipped: ${NO_BWRAP}`);

@@ -12,3 +12,13 @@ export function standIns(scripts: Record<string, string>): { dir: string; path: 
   const calls = () => (existsSync(join(dir, 'calls.log')) ? readFileSync(join(dir, 'calls.log'), 'utf8') : '');
   return { dir, path: `${dir}:${process.env.PATH}`, calls };
 }
+
+/** A directory holding harmless stand-ins, put first on PATH, so a command that slips through is visible and safe. */
+export function fakePath(...names: string[]): string {
+  const bin = tempDir('agent-fake-bin-');
+  for (const name of names) {
+    writeFileSync(join(bin, name), `#!/bin/sh\necho "fake ${name} ran: $*"\n`);
+    chmodSync(join(bin, name), 0o755);
+  }
+  return `${bin}:${process.env.PATH}`;
+}
