@@ -58,34 +58,15 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
     if (event.type === 'tool_start') commands++;
     emit(event);
   };
-  const toolbox = createToolbox(
-    [
-      createBashTool({
-        openShell: shell.open,
-        guard: createGuardCheck(config, shell.open),
-        maxTimeoutSec: config.maxTimeoutSec,
-        defaultTimeoutSec: config.timeoutSec,
-        emit: countingEmit,
-      }),
-    ],
-    input.secrets.redactor.plain,
-  );
+  const toolbox = bashToolbox(config, shell.open, countingEmit, input.secrets);
   const stats: ModelStats = {
     usage: emptyUsage(),
     apiMs: 0,
     costUsd: priceFor(config.model) ? 0 : undefined,
     model: config.model,
   };
-  const system = buildSystemPrompt({
-    cwd: config.cwd,
-    replace: config.systemPrompt,
-    projectInstructions: config.instructions.text,
-    append: config.appendSystemPrompt,
-    sandboxed: config.sandbox,
-  });
-  const sections = [system, ...(structured ? [structured.systemSection] : [])].filter((text) => text.trim() !== '');
-  const shape: RequestShape = { system: sections.map((text) => ({ type: 'text', text })), tools: toolbox.specs };
-  input.session.describe({ system: sections.join('\n\n'), tools: toolbox.specs });
+  const shape = requestShape(config, toolbox.specs, structured);
+  input.session.describe({ system: shape.system.map((block) => block.text).join('\n\n'), tools: toolbox.specs });
   // The shell opens while the first request is on its way: the model's answer takes far longer than that.
   const onRequestSent = () => void shell.open().catch(() => {});
   const extras = structured?.extras;
@@ -115,15 +96,41 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   }
   return {
     outcome: explain(end, config),
-    model: stats.model,
+    ...modelTotals(stats),
     numTurns: end.turns,
     commands,
-    usage: stats.usage,
-    costUsd: stats.costUsd,
     durationMs: performance.now() - input.startedAt,
-    apiMs: stats.apiMs,
     structured: structured?.accepted(),
   };
+}
+
+function modelTotals(stats: ModelStats): Pick<RunReport, 'model' | 'usage' | 'costUsd' | 'apiMs'> {
+  return { model: stats.model, usage: stats.usage, costUsd: stats.costUsd, apiMs: stats.apiMs };
+}
+
+/** The one tool, bash: its commands judged by the guard and run in the run's shell. */
+function bashToolbox(config: Config, openShell: () => Promise<Shell>, emit: EventSink, secrets: RunSecrets) {
+  const bash = createBashTool({
+    openShell,
+    guard: createGuardCheck(config, openShell),
+    maxTimeoutSec: config.maxTimeoutSec,
+    defaultTimeoutSec: config.timeoutSec,
+    emit,
+  });
+  return createToolbox([bash], secrets.redactor.plain);
+}
+
+/** What every request of the run repeats: the system prompt (with the answer's format, under --json-schema) and the tools. */
+function requestShape(config: Config, tools: Anthropic.Tool[], structured: StructuredAnswer | undefined): RequestShape {
+  const system = buildSystemPrompt({
+    cwd: config.cwd,
+    replace: config.systemPrompt,
+    projectInstructions: config.instructions.text,
+    append: config.appendSystemPrompt,
+    sandboxed: config.sandbox,
+  });
+  const sections = [system, ...(structured ? [structured.systemSection] : [])].filter((text) => text.trim() !== '');
+  return { system: sections.map((text) => ({ type: 'text', text })), tools };
 }
 
 /** The guard's parser loads on the first command, not at start-up. It judges the command where and as it will run. */
