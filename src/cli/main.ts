@@ -80,30 +80,20 @@ async function runCommand(
   }
   const { words, raw } = parsed;
 
-  let config: Config;
-  let secrets: RunSecrets;
-  let session: Session;
   const messages: Anthropic.MessageParam[] = [];
+  let prepared: Prepared;
   try {
-    config = resolveConfig(raw, env);
-    secrets = prepareSecrets(config);
-    redactor = secrets.redactor;
-    const { session: options, cwd, model, transcriptPath } = config;
-    const conversation = messages;
-    session = openSession({ options, cwd, model, transcriptPath, agentVersion: VERSION, conversation, redactor });
+    prepared = prepareRun(raw, env, messages, (named) => (redactor = named));
   } catch (error) {
     return failUsage(error, raw.outputFormat);
   }
+  const { config, secrets, session } = prepared;
   const disarmDeadline = armDeadline(controller, config.budget, startedAt);
   cleanups.push(session.release);
   // Loading the agent overlaps with what comes before it (the output's set-up, reading stdin).
   const agentModule = import('../run.js');
   agentModule.catch(() => {});
-  const { openOutput } = await import('./output.js');
-  const output = await openOutput(config, stdout, session, (cleanup) => cleanups.push(cleanup), redactor);
-  session.log.warn = (message) => output.emit({ type: 'warning', message });
-  for (const message of [...config.warnings, ...session.notes]) output.emit({ type: 'warning', message });
-  output.emit({ type: 'notice', message: config.instructions.summary });
+  const output = await openRunOutput(config, stdout, session, cleanups, redactor);
 
   let report: RunReport;
   try {
@@ -131,6 +121,44 @@ async function runCommand(
   session.log.finish(result);
   session.release();
   return output.finish(report, result);
+}
+
+interface Prepared {
+  config: Config;
+  secrets: RunSecrets;
+  session: Session;
+}
+
+/** The run's settings, its secrets and its session; `named` gets the redactor as soon as the secrets are known. */
+function prepareRun(
+  raw: RawOptions,
+  env: Variables,
+  conversation: Anthropic.MessageParam[],
+  named: (redactor: Redactor) => void,
+): Prepared {
+  const config = resolveConfig(raw, env);
+  const secrets = prepareSecrets(config);
+  named(secrets.redactor);
+  const { session: options, cwd, model, transcriptPath } = config;
+  const redactor = secrets.redactor;
+  const session = openSession({ options, cwd, model, transcriptPath, agentVersion: VERSION, conversation, redactor });
+  return { config, secrets, session };
+}
+
+/** Where the run's events go, with what was said before the run began (warnings, the instructions read). */
+async function openRunOutput(
+  config: Config,
+  stdout: Stdout,
+  session: Session,
+  cleanups: Array<() => void>,
+  redactor: Redactor,
+) {
+  const { openOutput } = await import('./output.js');
+  const output = await openOutput(config, stdout, session, (cleanup) => cleanups.push(cleanup), redactor);
+  session.log.warn = (message) => output.emit({ type: 'warning', message });
+  for (const message of [...config.warnings, ...session.notes]) output.emit({ type: 'warning', message });
+  output.emit({ type: 'notice', message: config.instructions.summary });
+  return output;
 }
 
 interface RunSetup {
