@@ -57,22 +57,8 @@ export function resolveConfig(raw: RawOptions, real: Variables): Config {
   const env = dotenv.env;
   const originOf = (name: string) => dotenv.origins.get(name) ?? 'the environment';
 
-  const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, DEFAULTS.maxTimeoutSec);
-  // --max-timeout alone caps the default limit too: no command runs longer than the user allowed.
-  const timeoutSec =
-    raw.timeout === undefined
-      ? Math.min(DEFAULTS.timeoutSec, maxTimeoutSec)
-      : positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
-  if (timeoutSec > maxTimeoutSec) {
-    throw new UsageError(
-      `--timeout ${timeoutSec} is longer than --max-timeout ${maxTimeoutSec}, the longest limit a command may have.\n` +
-        `Give a --timeout of at most ${maxTimeoutSec}, or raise --max-timeout.`,
-    );
-  }
-  const outputFormat = raw.outputFormat ?? DEFAULTS.outputFormat;
-  if (!isOutputFormat(outputFormat)) {
-    throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
-  }
+  const { timeoutSec, maxTimeoutSec } = resolveTimeouts(raw);
+  const outputFormat = resolveOutputFormat(raw);
   if (raw.quiet && raw.verbose) throw new UsageError('--quiet and --verbose cannot be used together.');
   const model =
     nonEmpty(raw.model, '--model') ?? nonEmpty(env.MODEL_ID) ?? nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULTS.model;
@@ -96,11 +82,7 @@ export function resolveConfig(raw: RawOptions, real: Variables): Config {
     systemPrompt: prompt.systemPrompt,
     appendSystemPrompt: prompt.appendSystemPrompt,
     instructions: prompt.instructions,
-    guard: {
-      builtinRules: !raw.dangerouslySkipGuard,
-      allow: checkRules('--allow', raw.allow),
-      deny: checkRules('--deny', raw.deny),
-    },
+    guard: guardPolicy(raw),
     sandbox: Boolean(raw.sandbox),
     transcriptPath: raw.transcript === undefined ? undefined : resolve(raw.transcript),
     quiet: Boolean(raw.quiet),
@@ -125,6 +107,38 @@ export function resolveConfig(raw: RawOptions, real: Variables): Config {
     jsonSchema: nonEmpty(raw.jsonSchema, '--json-schema'),
     session: resolveSessionOptions(raw, real),
     budget: resolveBudget(raw, [model, ...(plans.fallback ? [plans.fallback.model] : [])]),
+  };
+}
+
+/** --timeout and --max-timeout; --max-timeout alone caps the default limit too: no command runs longer than allowed. */
+function resolveTimeouts(raw: RawOptions): { timeoutSec: number; maxTimeoutSec: number } {
+  const maxTimeoutSec = positiveInt('--max-timeout', raw.maxTimeout, DEFAULTS.maxTimeoutSec);
+  const timeoutSec =
+    raw.timeout === undefined
+      ? Math.min(DEFAULTS.timeoutSec, maxTimeoutSec)
+      : positiveInt('--timeout', raw.timeout, DEFAULTS.timeoutSec);
+  if (timeoutSec > maxTimeoutSec) {
+    throw new UsageError(
+      `--timeout ${timeoutSec} is longer than --max-timeout ${maxTimeoutSec}, the longest limit a command may have.\n` +
+        `Give a --timeout of at most ${maxTimeoutSec}, or raise --max-timeout.`,
+    );
+  }
+  return { timeoutSec, maxTimeoutSec };
+}
+
+function resolveOutputFormat(raw: RawOptions): OutputFormat {
+  const outputFormat = raw.outputFormat ?? DEFAULTS.outputFormat;
+  if (!isOutputFormat(outputFormat)) {
+    throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}; got '${outputFormat}'.`);
+  }
+  return outputFormat;
+}
+
+function guardPolicy(raw: RawOptions): Config['guard'] {
+  return {
+    builtinRules: !raw.dangerouslySkipGuard,
+    allow: checkRules('--allow', raw.allow),
+    deny: checkRules('--deny', raw.deny),
   };
 }
 
