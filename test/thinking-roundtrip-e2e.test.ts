@@ -1,6 +1,8 @@
 // Thinking blocks through the binary and back: kept exactly as they came, in their place, in the conversation, the
 // session file and through the context step, against a server that signs them and refuses any change
 // (test/support/server-thinking.ts). A block that came without its signature is asked for again, never sent back.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, messageText, runAgent, toolResults } from './support/run-agent.js';
 import { agentIn, newPlace, resultOf, useScratch } from './support/session-files.js';
@@ -115,6 +117,29 @@ describe('thinking in sessions', () => {
     expect(s.rejections()).toEqual([]);
     const history = assistantTurns(s.validRequests().at(-1)!);
     expect(history[0].content[0]).toMatchObject({ type: 'thinking', thinking: 'Start here.' });
+  });
+
+  it('a session whose earlier thinking showed a secret resumes: that thinking is left out of the file, never sent altered', async () => {
+    const where = newPlace(scratch);
+    const secret = 'ghp_resumeSecret1234567890abcdef';
+    const s = await serve([
+      turn(think(`I saw ${secret} in the log.`), call('echo a')),
+      turn(think('Now the check.'), call('echo b')),
+      answer('first done'),
+      answer('second done'),
+    ]);
+    const env = { GITHUB_TOKEN: secret };
+    const first = await agentIn(s, where, ['first'], { env });
+    expect(first.code).toBe(0);
+    const session = readFileSync(join(where.state, 'agent', 'sessions', `${resultOf(first).session_id}.jsonl`), 'utf8');
+    expect(session).not.toContain(secret);
+    const second = await agentIn(s, where, ['--resume', resultOf(first).session_id, 'again'], { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(s.rejections()).toEqual([]);
+    const history = assistantTurns(s.validRequests().at(-1)!);
+    expect(history[0].content.some(isThinking)).toBe(false);
+    expect(history[0].content.some((block: Json) => block.type === 'tool_use')).toBe(true);
+    expect(history[1].content[0]).toMatchObject({ type: 'thinking', thinking: 'Now the check.' });
   });
 
   it('a session made without thinking goes on with thinking on', async () => {

@@ -66,7 +66,7 @@ export class SessionLog {
     this.written = setup.historyLength;
     const needsHistory = setup.files.some((file) => file.kind === 'new');
     const saved = needsHistory ? setup.conversation.slice(0, setup.historyLength) : [];
-    this.history = saved.map((message) => setup.redactor.json(message));
+    this.history = saved.map((message) => setup.redactor.json(resumable(message, setup.redactor)));
     this.backlog = this.files.length > 0 ? [] : undefined;
   }
 
@@ -140,7 +140,7 @@ export class SessionLog {
     while (this.written < conversation.length) {
       const message = conversation[this.written]!;
       this.written++;
-      this.write({ type: 'message', message });
+      this.write({ type: 'message', message: resumable(message, this.setup.redactor) });
     }
   }
 
@@ -257,4 +257,21 @@ function dropPartialLastLine(fd: number): void {
     if (newline !== -1) return ftruncateSync(fd, start + newline + 1);
     end = start;
   }
+}
+
+/**
+ * The message as a later --resume can send it back. A thinking block is signed: masking a secret in it would make the
+ * API refuse the whole conversation, so a reply whose thinking shows a secret is saved without its thinking (the API
+ * takes an earlier turn without its thinking, never one with only part of it).
+ */
+function resumable(message: Anthropic.MessageParam, redactor: Redactor): Anthropic.MessageParam {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return message;
+  const isThought = (block: Anthropic.ContentBlockParam) =>
+    block.type === 'thinking' || block.type === 'redacted_thinking';
+  const shown = (text: string) => JSON.parse(redactor.json(text)) === text;
+  const intact = message.content.every((block) =>
+    block.type === 'thinking' ? shown(block.thinking) : block.type === 'redacted_thinking' ? shown(block.data) : true,
+  );
+  if (intact) return message;
+  return { ...message, content: message.content.filter((block) => !isThought(block)) };
 }
