@@ -212,7 +212,7 @@ describe('--env-file and --no-env-file', () => {
     const s = await serve([answer('never')]);
     const run = await runAgent(['--env-file', '/nonexistent/ci.env', 'go'], s.url);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('Cannot read env file /nonexistent/ci.env');
+    expect(run.stderr).toContain('Cannot read env file /nonexistent/ci.env: no such file.');
     expect(s.connections()).toBe(0);
   });
 });

@@ -3,6 +3,7 @@
 // hang the run. A file named with --env-file is the user's own: it may be a link or a pipe (`--env-file <(...)`).
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { UsageError } from '../outcome.js';
+import { fileProblem } from '../file-problem.js';
 
 type DotenvText = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'refused'; reason: string };
 
@@ -14,7 +15,7 @@ export function readDotenvFile(path: string, trusted: boolean): DotenvText {
     if (!trusted && code === 'ENOENT') return { kind: 'absent' };
     if (!trusted && code === 'ELOOP') return { kind: 'refused', reason: 'is a symbolic link' };
     if (error instanceof NotRegular) return { kind: 'refused', reason: 'is not a regular file' };
-    throw new UsageError(`Cannot read env file ${path}: ${(error as Error).message}`);
+    throw new UsageError(`Cannot read env file ${path}: ${fileProblem(error)}.`);
   }
 }
 

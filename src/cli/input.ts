@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../outcome.js';
+import { fileProblem } from '../file-problem.js';
 
 /** How long piped stdin may stay silent, when prompt words are given, before the run goes on without it. */
 const STDIN_GRACE_MS = 3_000;
@@ -35,9 +36,7 @@ export async function resolvePrompt(sources: PromptSources): Promise<string> {
       const { readFile } = await import('node:fs/promises');
       text = await readFile(path, 'utf8');
     } catch (error) {
-      throw new UsageError(
-        `Cannot read prompt file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      throw new UsageError(`Cannot read prompt file ${path}: ${fileProblem(error)}.`);
     }
     const prompt = requireText(text, `Prompt file ${path} is empty.`);
     return stdinUsable ? withPipedContext(await pipedContext(sources), prompt) : prompt;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadProjectInstructions, type ProjectInstructions } from '../instructions/load.js';
 import { UsageError } from '../outcome.js';
+import { fileProblem } from '../file-problem.js';
 
 /** The flags that shape the system prompt, as commander hands them over. */
 export interface RawPromptOptions {
@@ -42,14 +43,6 @@ function textOrFile(text: string | undefined, file: string | undefined, flag: st
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`${flag}-file: cannot read ${path}: ${readProblem(error)}.`);
+    throw new UsageError(`${flag}-file: cannot read ${path}: ${fileProblem(error)}.`);
   }
-}
-
-function readProblem(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EISDIR') return 'it is a directory';
-  if (code === 'EACCES') return 'permission denied';
-  return (error as Error).message;
 }

@@ -10,6 +10,7 @@ import { openStateDir } from './state-dir.js';
 import { pruneSessions, sessionFile } from './store.js';
 import { SessionLog, type SessionFileSpec } from './writer.js';
 import type { Redactor } from '../sinks/redactor.js';
+import { fileProblem } from '../file-problem.js';
 
 export type { SessionOptions };
 
@@ -134,7 +135,7 @@ function addTranscript(files: SessionFileSpec[], path: string, id: string, resum
   try {
     fd = openSync(path, existsSync(path) ? 'a' : 'wx', 0o600);
   } catch (error) {
-    throw new UsageError(`Cannot write transcript ${path}: ${(error as Error).message}`);
+    throw new UsageError(`Cannot write transcript ${path}: ${fileProblem(error)}.`);
   }
   const empty = fstatSync(fd).size === 0;
   if (!empty && !resumed?.holdsSameConversation(path)) {
