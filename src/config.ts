@@ -125,6 +125,8 @@ export type ThinkingParam = { type: 'adaptive' } | { type: 'enabled'; budget_tok
 export interface ModelPlan {
   model: string;
   maxTokens: number;
+  /** The max_tokens to send once the endpoint refuses thinking, when maxTokens was raised to leave thinking room. */
+  maxTokensWithoutThinking?: number;
   thinking: ThinkingParam | undefined;
   effort: Effort | undefined;
 }

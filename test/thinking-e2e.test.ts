@@ -150,6 +150,15 @@ describe('an endpoint without thinking', () => {
     ]);
     for (const request of s.validRequests())
       expect(request.body.thinking ?? request.body.output_config).toBeUndefined();
+    // The room left for thinking went with it: the plain default, as with --no-thinking.
+    expect(s.validRequests().map((request) => request.body.max_tokens)).toEqual([16000, 16000]);
+  });
+
+  it('keeps a --max-tokens that was given once thinking is refused', async () => {
+    const s = await refusing([answer('done')]);
+    const run = await runAgent(['--max-tokens', '9000', 'go'], s.url);
+    expect(run.code).toBe(0);
+    expect(s.validRequests().map((request) => request.body.max_tokens)).toEqual([9000]);
   });
 
   it('a 400 about something else is still exit 3', async () => {

@@ -28,9 +28,11 @@ export function thinkingExtras(plan: () => ModelPlan, warn: (message: string) =>
   let effortOn = true;
   return {
     fields() {
-      const { thinking, effort } = plan();
+      const { thinking, effort, maxTokensWithoutThinking } = plan();
       return {
         ...(thinkingOn && thinking ? { thinking } : {}),
+        // The room left for thinking goes too: an endpoint without thinking may also cap max_tokens lower.
+        ...(!thinkingOn && maxTokensWithoutThinking ? { max_tokens: maxTokensWithoutThinking } : {}),
         ...(effortOn && effort ? { output_config: { effort } } : {}),
       } as Partial<Anthropic.MessageStreamParams>;
     },

@@ -93,5 +93,12 @@ function planFor(
       maxTokensFlag === undefined ? `the max_tokens of ${model} (${maxTokens})` : `--max-tokens (${maxTokens})`;
     throw new UsageError(`${wish.budget!.name} (${thinking.budget_tokens}) must be less than ${limit}.`);
   }
-  return { model, maxTokens, thinking, effort: wish.effort };
+  const roomForThinking = maxTokensFlag === undefined && thinking !== undefined;
+  return {
+    model,
+    maxTokens,
+    thinking,
+    effort: wish.effort,
+    ...(roomForThinking ? { maxTokensWithoutThinking: defaultMaxTokens } : {}),
+  };
 }
