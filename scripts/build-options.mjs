@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sdkStreamCheck } from './sdk-stream-check.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
@@ -80,7 +81,7 @@ export function bundleOptions({ outdir = 'dist', minify = true, sourcemap = fals
     alias: { debug: './scripts/silent-debug.mjs' },
     // Some bundled CommonJS dependencies call require(); give the ESM bundle one.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    plugins: [fsThroughRequire, commanderChildProcessOnUse],
+    plugins: [fsThroughRequire, commanderChildProcessOnUse, sdkStreamCheck],
     logLevel: 'warning',
     metafile: true,
   };
