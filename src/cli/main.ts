@@ -1,5 +1,4 @@
 import { fstatSync } from 'node:fs';
-import { CommanderError } from 'commander';
 import type Anthropic from '@anthropic-ai/sdk';
 import { armDeadline } from '../budget.js';
 import type { EventSink } from '../events.js';
@@ -15,7 +14,7 @@ import type { Ending } from './exit-code.js';
 import { exitWith, tellFailure } from './exit.js';
 import { resolvePrompt } from './input.js';
 import { installSignalHandlers, stopRun, unlessAborted } from './interrupt.js';
-import { parseArguments } from './program.js';
+import { plainArguments } from './plain-arguments.js';
 import { resultLine } from './render/json.js';
 import { reportBeforeRun, resultObject } from './result-object.js';
 import { stdinStream } from './stdin.js';
@@ -72,8 +71,8 @@ async function runCommand(
   const failUsage = (error: unknown, format: string | undefined, tell = true) =>
     usageFailure(error, { format, startedAt, stdout, tell, redactor });
 
-  const parsed = parseArguments(argv, VERSION);
-  if (parsed instanceof CommanderError) {
+  const parsed = plainArguments(argv) ?? (await import('./program.js')).parseArguments(argv, VERSION);
+  if (parsed instanceof Error) {
     if (parsed.exitCode === 0) return { kind: 'help_shown' };
     // commander has already said what is wrong on stderr; the machine formats still get their result object.
     return failUsage(new UsageError(parsed.message.replace(/^error: /, '')), formatIn(argv), false);
