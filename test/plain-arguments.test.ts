@@ -6,8 +6,8 @@ import { parseArguments } from '../src/cli/program.js';
 describe('plainArguments', () => {
   it.each([[[]], [['say hello']], [['fix', 'the', 'tests']], [['help']], [['']], [['a - b', 'x=1']], [['ünïcode']]])(
     'reads %j as commander does',
-    (argv) => {
-      expect(plainArguments(argv)).toStrictEqual(parseArguments(argv, '1.0.0'));
+    async (argv) => {
+      expect(plainArguments(argv)).toStrictEqual(await parseArguments(argv, '1.0.0'));
     },
   );
 
@@ -18,10 +18,10 @@ describe('plainArguments', () => {
     },
   );
 
-  it("hands out options that a caller's changes cannot carry into the next reading", () => {
+  it("hands out options that a caller's changes cannot carry into the next reading", async () => {
     const first = plainArguments(['go'])!;
     first.raw.cache = false;
     first.words.push('more');
-    expect(plainArguments(['go'])).toStrictEqual(parseArguments(['go'], '1.0.0'));
+    expect(plainArguments(['go'])).toStrictEqual(await parseArguments(['go'], '1.0.0'));
   });
 });

@@ -15,6 +15,7 @@ import { exitWith, tellFailure } from './exit.js';
 import { resolvePrompt } from './input.js';
 import { installSignalHandlers, stopRun, unlessAborted } from './interrupt.js';
 import { plainArguments } from './plain-arguments.js';
+import { parseArguments } from './program.js';
 import { resultLine } from './render/json.js';
 import { reportBeforeRun, resultObject } from './result-object.js';
 import { stdinStream } from './stdin.js';
@@ -71,7 +72,7 @@ async function runCommand(
   const failUsage = (error: unknown, format: string | undefined, tell = true) =>
     usageFailure(error, { format, startedAt, stdout, tell, redactor });
 
-  const parsed = plainArguments(argv) ?? (await import('./program.js')).parseArguments(argv, VERSION);
+  const parsed = plainArguments(argv) ?? (await parseArguments(argv, VERSION));
   if (parsed instanceof Error) {
     if (parsed.exitCode === 0) return { kind: 'help_shown' };
     // commander has already said what is wrong on stderr; the machine formats still get their result object.

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import type { Command, CommanderError } from 'commander';
 import type { RawOptions } from './config.js';
 import { DEFAULTS, OUTPUT_FORMATS } from './defaults.js';
 import { helpEpilogue } from './help-text.js';
@@ -8,8 +8,8 @@ import { cleanString } from '../shell/clean-output.js';
  * The command line: usage, the flags in groups, then examples, environment and exit codes. A flag is one line in its
  * group; defaults come from defaults.ts, which the configuration reads too.
  */
-function buildProgram(version: string): Command {
-  const program = new Command('agent')
+function buildProgram(commander: Commander, version: string): Command {
+  const program = new commander.Command('agent')
     .description('A one-shot coding agent: gives a model a bash tool and runs it until the task is done.')
     .usage('[options] [--] <prompt...>')
     .argument('[prompt...]', 'the task; without words, the prompt is read from stdin');
@@ -107,13 +107,22 @@ function addSessionAndConfigurationOptions(program: Command): void {
     .option('--no-env-file', 'load no dotenv file');
 }
 
-/** The prompt words and raw options, or commander's error when it already answered (help, version, bad flag). */
-export function parseArguments(argv: string[], version: string): { words: string[]; raw: RawOptions } | CommanderError {
-  const program = buildProgram(version);
+type Commander = typeof import('commander');
+
+/**
+ * The prompt words and raw options, or commander's error when it already answered (help, version, bad flag).
+ * Commander loads only here: a command line without flags never needs it (plain-arguments.ts).
+ */
+export async function parseArguments(
+  argv: string[],
+  version: string,
+): Promise<{ words: string[]; raw: RawOptions } | CommanderError> {
+  const commander = await import('commander');
+  const program = buildProgram(commander, version);
   try {
     program.parse(argv, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) return error;
+    if (error instanceof commander.CommanderError) return error;
     throw error;
   }
   return { words: program.args, raw: program.opts<RawOptions>() };
