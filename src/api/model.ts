@@ -1,11 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import { APIUserAbortError } from '@anthropic-ai/sdk/core/error';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Config } from '../config.js';
 import type { EventSink } from '../events.js';
 import { withCacheBreakpoints, type RequestShape } from './cache.js';
 import type { ModelFailure } from './failure.js';
 import { createNodeFetch } from './http-fetch.js';
+import { asStreamError, MessageAccumulator } from './message-accumulator.js';
 import { requestCostUsd } from './pricing.js';
 import { checkedFetch } from './response-check.js';
 import { routeSdkWarnings } from './sdk-warnings.js';
@@ -64,9 +66,7 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
     stallWatch = watch;
     const started = performance.now();
     try {
-      const stream = client.stream(request, { signal: watch.signal });
-      stream.on('streamEvent', (event) => forwardDelta(event, emit));
-      const message = asMessage(await stream.finalMessage());
+      const message = await streamedMessage(client, request, watch.signal, emit);
       record(stats, request.model, message.usage);
       // Sent back unsigned, it would be refused; a reply whose stream was cut short is asked for again instead.
       if (hasUnsignedThinking(message) && message.stop_reason !== 'max_tokens')
@@ -145,6 +145,33 @@ type Retried =
   | { ok: true; message: Anthropic.Message }
   | { ok: false; failure: ModelFailure; reason?: SwitchReason | undefined };
 
+/**
+ * The raw event stream, accumulated here: the SDK's MessageStream copies the message and notifies its listeners on
+ * every event, which costs more than the rest of a turn's own work.
+ */
+async function streamedMessage(
+  client: Messages,
+  request: Anthropic.MessageStreamParams,
+  signal: AbortSignal,
+  emit: EventSink,
+): Promise<Anthropic.Message> {
+  // The same body MessageStream sends; its parameter type only also admits the SDK's own parsing helpers.
+  const body = { ...request, stream: true } as Anthropic.MessageCreateParamsStreaming;
+  try {
+    const stream = await client.create(body, { signal });
+    const accumulator = new MessageAccumulator();
+    for await (const event of stream) {
+      accumulator.add(event);
+      forwardDelta(event, emit);
+    }
+    // The SDK's stream ends quietly when aborted; MessageStream reports that as an abort, and so does this.
+    if (signal.aborted) throw new APIUserAbortError();
+    return accumulator.message();
+  } catch (error) {
+    throw asStreamError(error);
+  }
+}
+
 /** Text and thinking as they stream, for people; the message itself is taken whole once it has completed. */
 function forwardDelta(event: Anthropic.MessageStreamEvent, emit: EventSink): void {
   if (event.type === 'content_block_delta') {
@@ -206,12 +233,6 @@ function gaveUp(failure: Extract<FailureClass, { kind: 'retryable' }>): Extract<
     status: failure.status,
     requestId: undefined,
   };
-}
-
-/** The message as the API sent it, without the SDK's parsing helpers (parsed_output), for transcripts and stream-json. */
-function asMessage(parsed: Anthropic.Message & { parsed_output?: unknown }): Anthropic.Message {
-  const { parsed_output: _parsed, ...message } = parsed;
-  return message;
 }
 
 /** Waits, unless the run is stopped first: true when the whole delay passed. */
