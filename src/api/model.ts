@@ -147,7 +147,7 @@ type Retried =
 
 /**
  * The raw event stream, accumulated here: the SDK's MessageStream copies the message and notifies its listeners on
- * every event, which costs more than the rest of a turn's own work.
+ * every event. Failures come out as MessageStream's would, so retries read them the same.
  */
 async function streamedMessage(
   client: Messages,
@@ -158,7 +158,8 @@ async function streamedMessage(
   // The same body MessageStream sends; its parameter type only also admits the SDK's own parsing helpers.
   const body = { ...request, stream: true } as Anthropic.MessageCreateParamsStreaming;
   try {
-    const stream = await client.create(body, { signal });
+    // The header MessageStream adds, so that the request on the wire stays what it was.
+    const stream = await client.create(body, { signal, headers: { 'x-stainless-helper-method': 'stream' } });
     const accumulator = new MessageAccumulator();
     for await (const event of stream) {
       accumulator.add(event);
