@@ -98,7 +98,7 @@ export function sandboxWrap(bwrapPath: string, workDir: string, options: Sandbox
       ...(options.expose ?? []).map(exposure),
       ...(options.readOnly ?? []).map((path) => ({ from: realpathOr(path), at: realpathOr(path) })),
     ],
-    hidden: hiddenDirectories(options.hiddenDirs ?? defaultHiddenDirs()).map((dir) => ({
+    hidden: hiddenDirectories(options.hiddenDirs ?? defaultHiddenDirs({})).map((dir) => ({
       at: dir,
       flags: options.emptyDir === undefined ? ['--tmpfs', dir] : ['--ro-bind', options.emptyDir, dir],
     })),
@@ -138,7 +138,7 @@ function tmpMounts(options: SandboxOptions): Mount[] {
 }
 
 /** Where a host keeps its Unix sockets (docker.sock, D-Bus, systemd): /run, /var/run and the user's runtime directory. */
-export function defaultHiddenDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+export function defaultHiddenDirs(env: { XDG_RUNTIME_DIR?: string | undefined }): string[] {
   return ['/run', '/var/run', ...(env.XDG_RUNTIME_DIR ? [env.XDG_RUNTIME_DIR] : [])];
 }
 
