@@ -1,10 +1,11 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 
 /**
- * The text of a file of the state directory, read without following a link (O_NOFOLLOW) and only when what was
- * opened is a regular file of this user's; undefined otherwise. O_NONBLOCK keeps a planted FIFO from hanging the run.
+ * The text of a file that others may have planted or swapped (the state directory, the shell's own records), read
+ * without following a link (O_NOFOLLOW) and only when what was opened is a regular file of this user's; undefined
+ * otherwise. O_NONBLOCK keeps a planted FIFO from hanging the run; `maxBytes` bounds what a planted file can cost.
  */
-export function readOwnFile(path: string): string | undefined {
+export function readOwnFile(path: string, maxBytes?: number): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -14,7 +15,9 @@ export function readOwnFile(path: string): string | undefined {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.uid !== (process.getuid?.() ?? stat.uid)) return undefined;
-    return readFileSync(fd, 'utf8');
+    if (maxBytes === undefined) return readFileSync(fd, 'utf8');
+    const bytes = Buffer.alloc(maxBytes);
+    return bytes.subarray(0, readSync(fd, bytes, 0, maxBytes, 0)).toString('utf8');
   } catch {
     return undefined;
   } finally {

@@ -6,8 +6,9 @@
 //
 // The host writes the prologue once, into a fresh directory (a sandbox shows it read-only), and never writes the
 // files the shell writes; it only reads the directory file back, without following links.
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { readOwnFile } from '../own-file.js';
 
 /** The shell's bookkeeping files, in its private state directory; written once, used by every command. */
 export interface ShellFiles {
@@ -139,22 +140,8 @@ function recordDirectory(file: string): string {
  * is a regular file.
  */
 export function readFinalDirectory(file: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  let recorded: string;
-  try {
-    if (!fstatSync(fd).isFile()) return null;
-    const bytes = Buffer.alloc(MAX_RECORD_BYTES);
-    recorded = bytes.subarray(0, readSync(fd, bytes, 0, bytes.length, 0)).toString('utf8');
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  const recorded = readOwnFile(file, MAX_RECORD_BYTES);
+  if (recorded === undefined) return null;
   const end = recorded.indexOf('\0');
   const dir = end === -1 ? '' : recorded.slice(0, end);
   return path.isAbsolute(dir) ? dir : null;
