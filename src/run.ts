@@ -135,8 +135,10 @@ function requestShape(config: Config, tools: Anthropic.Tool[], structured: Struc
 
 /** The guard's parser loads on the first command, not at start-up. It judges the command where and as it will run. */
 function createGuardCheck(config: Config, openShell: () => Promise<Shell>): GuardCheck {
+  let guard: Promise<typeof import('./guard/judge.js')> | undefined;
   return async (command) => {
-    const { judgeCommand } = await import('./guard/judge.js');
+    guard ??= import('./guard/judge.js');
+    const { judgeCommand } = await guard;
     const shell = await openShell();
     const verdict = await judgeCommand(command, config.guard, { cwd: shell.cwd, env: shell.commandEnvironment() });
     return verdict.allowed ? verdict : { allowed: false, reason: verdict.reason };

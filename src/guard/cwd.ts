@@ -1,33 +1,29 @@
 // Relative paths judged where they will land. The guard is told the directory a command starts in,
 // and follows literal `cd` commands through the command line, so `cd / && rm -rf *` reads as `rm -rf /*`.
 import { posix } from 'node:path';
-import type { Finding, Invocation } from './walk.js';
+import type { Finding } from './walk.js';
 import { wordPaths, type GuardWord, type PathShape } from './words.js';
 import { commandName } from './wrappers.js';
 
 /**
- * The findings with every relative path resolved against the directory it runs in, as far as that is known:
- * a `cd` to something the guard cannot read (`cd "$DIR"`, `cd -`) makes later relative paths unknowable again.
+ * The finding with every relative path resolved against `cwd`, the directory it runs in, as far as that is known
+ * (null: not known).
  */
-export function resolveRelativePaths(
-  findings: readonly Finding[],
-  startDirectory: string | undefined,
-  home: string,
-): Finding[] {
-  let cwd: string | null = startDirectory ?? null;
-  return findings.map((finding) => {
-    if (finding.kind !== 'invocation') {
-      return finding.kind === 'redirect' ? { ...finding, target: resolveWord(finding.target, cwd, home) } : finding;
-    }
-    const resolved: Invocation = {
-      ...finding,
-      layers: finding.layers.map((words) => words.map((word) => resolveWord(word, cwd, home))),
-    };
-    const innermost = finding.layers.at(-1) ?? [];
-    if (commandName(innermost[0]) === 'cd' || commandName(innermost[0]) === 'pushd')
-      cwd = afterCd(innermost.slice(1), cwd, home);
-    return resolved;
-  });
+export function placeFinding(finding: Finding, cwd: string | null, home: string): Finding {
+  if (finding.kind === 'redirect') return { ...finding, target: resolveWord(finding.target, cwd, home) };
+  if (finding.kind !== 'invocation') return finding;
+  return { ...finding, layers: finding.layers.map((words) => words.map((word) => resolveWord(word, cwd, home))) };
+}
+
+/**
+ * The directory the commands after the finding run in: a `cd` to something the guard cannot read (`cd "$DIR"`,
+ * `cd -`) makes later relative paths unknowable again.
+ */
+export function directoryAfter(finding: Finding, cwd: string | null, home: string): string | null {
+  if (finding.kind !== 'invocation') return cwd;
+  const innermost = finding.layers.at(-1) ?? [];
+  const name = commandName(innermost[0]);
+  return name === 'cd' || name === 'pushd' ? afterCd(innermost.slice(1), cwd, home) : cwd;
 }
 
 function resolveWord(word: GuardWord, cwd: string | null, home: string): GuardWord {

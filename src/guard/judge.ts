@@ -3,10 +3,10 @@
 // command in it against the built-in deny rules and the user's --allow / --deny rules.
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import { compileGlob, escapeRegExp, normalizeRule } from '../glob.js';
-import { resolveRelativePaths } from './cwd.js';
-import { brokenRule } from './match.js';
-import { BUILTIN_RULES } from './rules.js';
+import { directoryAfter, placeFinding } from './cwd.js';
+import { brokenRule, mayBreakRule } from './match.js';
+import { BUILTIN_RULES, type GuardRule } from './rules.js';
+import { type UserRule, userRules } from './user-rules.js';
 import { VariableScope } from './variables.js';
 import type { Finding, Invocation, ProblemFinding, WalkResult } from './walk.js';
 
@@ -32,35 +32,40 @@ export interface CommandContext {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-interface UserRule {
-  readonly glob: string;
-  readonly regexp: RegExp;
-}
-
 const MAX_QUOTED_COMMAND = 200;
 
-let walker: Promise<typeof import('./walk.js')> | undefined;
+/** The parser, once loaded: later commands are judged without waiting on the module loader. */
+let walker: typeof import('./walk.js') | undefined;
 
 export async function judgeCommand(
   script: string,
   policy: GuardPolicy,
   context: CommandContext = {},
 ): Promise<GuardVerdict> {
-  walker ??= import('./walk.js');
-  // Normalized once, without a trailing slash, so that paths can be placed in it by a prefix test.
-  const home = posix.normalize(context.env?.HOME || homedir()).replace(/(.)\/$/, '$1');
-  const walk = (await walker).walkCommandLine(script, new VariableScope(context.env, home));
+  walker ??= await import('./walk.js');
+  const home = homeDirectory(context.env?.HOME || homedir());
+  const walk = walker.walkCommandLine(script, new VariableScope(context.env, home));
   const problem = walk.findings.find(
     (finding): finding is ProblemFinding => finding.kind === 'parse-error' || finding.kind === 'too-deep',
   );
   if (problem !== undefined) return judgeProblem(problem);
-  const allow = compileRules(policy.allow);
-  const deny = compileRules(policy.deny);
-  for (const finding of resolveRelativePaths(walk.findings, context.cwd, home)) {
-    const verdict = judgeFinding(finding, walk, policy.builtinRules, allow, deny);
+  const allow = userRules(policy.allow);
+  const deny = userRules(policy.deny);
+  let cwd = context.cwd ?? null;
+  for (const finding of walk.findings) {
+    const rule = policy.builtinRules ? brokenBuiltinRule(finding, cwd, home) : undefined;
+    if (rule !== undefined) return blocked(rule.id, findingText(finding), rule.advice);
+    const verdict = judgeByUserRules(finding, walk, allow, deny);
     if (!verdict.allowed) return verdict;
+    cwd = directoryAfter(finding, cwd, home);
   }
   return { allowed: true };
+}
+
+/** Only the built-in rules read paths: the others match the words as written. */
+function brokenBuiltinRule(finding: Finding, cwd: string | null, home: string): GuardRule | undefined {
+  if (!mayBreakRule(finding, BUILTIN_RULES)) return undefined;
+  return brokenRule(placeFinding(finding, cwd, home), BUILTIN_RULES);
 }
 
 function judgeProblem(problem: ProblemFinding): GuardVerdict {
@@ -75,16 +80,13 @@ function judgeProblem(problem: ProblemFinding): GuardVerdict {
   );
 }
 
-function judgeFinding(
+function judgeByUserRules(
   finding: Finding,
   walk: WalkResult,
-  builtinRules: boolean,
   allow: readonly UserRule[],
   deny: readonly UserRule[],
 ): GuardVerdict {
-  const rule = builtinRules ? brokenRule(finding, BUILTIN_RULES) : undefined;
-  if (rule !== undefined) return blocked(rule.id, findingText(finding), rule.advice);
-  if (finding.kind !== 'invocation') return { allowed: true };
+  if (finding.kind !== 'invocation' || (allow.length === 0 && deny.length === 0)) return { allowed: true };
   const lines = finding.layers.map((words) => words.map((word) => word.value).join(' '));
   const written = lines[0] as string;
   const denied = deny.find((userRule) => lines.some((line) => userRule.regexp.test(line)));
@@ -112,16 +114,12 @@ function isExemptFromAllowList(invocation: Invocation, walk: WalkResult): boolea
   return name !== undefined && walk.functionNames.has(name);
 }
 
-function compileRules(globs: readonly string[]): UserRule[] {
-  const rules: UserRule[] = [];
-  for (const raw of globs) {
-    const glob = normalizeRule(raw);
-    const compiled = compileGlob(glob);
-    // validateRule rejects bad rules up front; one that slips through matches literally.
-    const regexp = compiled.ok ? compiled.regexp : new RegExp(`^${escapeRegExp(glob)}$`);
-    if (glob !== '') rules.push({ glob, regexp });
-  }
-  return rules;
+let lastHome: { readonly given: string; readonly normalized: string } | undefined;
+
+/** Normalized without a trailing slash, so that paths can be placed in it by a prefix test. */
+function homeDirectory(given: string): string {
+  if (lastHome?.given !== given) lastHome = { given, normalized: posix.normalize(given).replace(/(.)\/$/, '$1') };
+  return lastHome.normalized;
 }
 
 function findingText(finding: Finding): string {

@@ -6,9 +6,55 @@ import { wordFromValue } from './words.js';
 import type { GuardWord } from './words.js';
 import { commandName, FIND_EXEC_ACTIONS } from './wrappers.js';
 
+/** What a list of rules can match at all: the command names its matchers name, and the other kinds of findings. */
+interface RuleReach {
+  readonly names: ReadonlySet<string>;
+  /** Names matched by their start (`mkfs*`). */
+  readonly prefixes: readonly string[];
+  readonly redirects: boolean;
+  readonly functions: boolean;
+}
+
+const reaches = new WeakMap<readonly GuardRule[], RuleReach>();
+
 /** The first rule that the finding breaks, if any. */
 export function brokenRule(finding: Finding, rules: readonly GuardRule[]): GuardRule | undefined {
   return rules.find((rule) => rule.matchers.some((matcher) => matches(matcher, finding)));
+}
+
+/** False only when no matcher of the rules can match the finding: most commands are named by no rule. */
+export function mayBreakRule(finding: Finding, rules: readonly GuardRule[]): boolean {
+  const reach = reachOf(rules);
+  if (finding.kind === 'redirect') return reach.redirects;
+  if (finding.kind === 'function') return reach.functions && finding.selfSpawning;
+  if (finding.kind !== 'invocation') return true;
+  return finding.layers.some((words) => {
+    const name = commandName(words[0]);
+    return reach.names.has(name) || reach.prefixes.some((prefix) => name.startsWith(prefix));
+  });
+}
+
+function reachOf(rules: readonly GuardRule[]): RuleReach {
+  const known = reaches.get(rules);
+  if (known !== undefined) return known;
+  const names = new Set<string>();
+  const prefixes: string[] = [];
+  let redirects = false;
+  let functions = false;
+  for (const matcher of rules.flatMap((rule) => rule.matchers)) {
+    if (matcher.kind === 'find') names.add('find');
+    else if (matcher.kind === 'redirect') redirects = true;
+    else if (matcher.kind === 'self-spawning-function') functions = true;
+    else {
+      for (const pattern of matcher.names) {
+        if (pattern.endsWith('*')) prefixes.push(pattern.slice(0, -1));
+        else names.add(pattern);
+      }
+    }
+  }
+  const reach = { names, prefixes, redirects, functions };
+  reaches.set(rules, reach);
+  return reach;
 }
 
 function matches(matcher: Matcher, finding: Finding): boolean {
