@@ -5,6 +5,7 @@
 import { forEachChild, parse } from 'unbash';
 import type { Command, Function as FunctionNode, Redirection, SyntaxNode } from 'unbash';
 import { commandEffects } from './assignments.js';
+import { plainCommandWords } from './plain.js';
 import { applyEffects, childVariables, isRepeated, trackNode } from './track.js';
 import type { VariableScope } from './variables.js';
 import { guardWord, guardWordFromAssignment } from './words.js';
@@ -71,6 +72,10 @@ class Walker {
       this.tooDeep(source);
       return;
     }
+    // A whole line of plain words is one simple command: it needs no parser, reads no variable, and what it does to
+    // the variables (set -u, unset) reaches no later command. A nested script's would reach the line's next ones.
+    const plain = depth === 0 ? plainCommandWords(source) : undefined;
+    if (plain !== undefined) return this.onInvocation(plain, depth, undefined);
     const script = parse(source);
     this.scope.addScript(script);
     this.visit(script, source, depth);
