@@ -133,11 +133,40 @@ export function withShapeBreakpoints(shape: RequestShape): RequestShape {
 
 /** The conversation with its two breakpoints, as withCacheBreakpoints places them. */
 export function withMessageBreakpoints(conversation: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
+  return clearedFrom(conversation, 0, () => {});
+}
+
+/**
+ * withMessageBreakpoints for one run's conversation, which grows at its end: a message once found free of
+ * cache_control is not looked at again. Messages are matched by identity, so a conversation replaced or cut short is
+ * looked at again from where it stops matching. The one change made to a message in place, eliding a tool result,
+ * keeps every other field of the block, and so leaves a clean message clean.
+ */
+export function conversationBreakpoints(): (conversation: Anthropic.MessageParam[]) => Anthropic.MessageParam[] {
+  const clean: Anthropic.MessageParam[] = [];
+  return (conversation) => {
+    let known = 0;
+    const shorter = Math.min(clean.length, conversation.length);
+    while (known < shorter && conversation[known] === clean[known]) known++;
+    clean.length = known;
+    return clearedFrom(conversation, known, (message, index) => {
+      if (clean.length === index) clean.push(message);
+    });
+  };
+}
+
+/** A marked copy of the conversation whose messages from `start` on are cleared; `onClean` hears of those already clean. */
+function clearedFrom(
+  conversation: Anthropic.MessageParam[],
+  start: number,
+  onClean: (message: Anthropic.MessageParam, index: number) => void,
+): Anthropic.MessageParam[] {
   const messages = conversation.slice();
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = start; i < messages.length; i++) {
     const message = messages[i] as Anthropic.MessageParam;
     const content = clearContent(message.content);
-    if (content !== message.content) messages[i] = replaceContent(message, content);
+    if (content === message.content) onClean(message, i);
+    else messages[i] = replaceContent(message, content);
   }
   const last = markMessage(messages, messages.length - 1, -1);
   if (last > 0) {

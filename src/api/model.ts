@@ -4,7 +4,7 @@ import { APIUserAbortError } from '@anthropic-ai/sdk/core/error';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Config } from '../config.js';
 import type { EventSink } from '../events.js';
-import { withMessageBreakpoints, withShapeBreakpoints, type RequestShape } from './cache.js';
+import { conversationBreakpoints, withShapeBreakpoints, type RequestShape } from './cache.js';
 import type { ModelFailure } from './failure.js';
 import { createNodeFetch } from './http-fetch.js';
 import { asStreamError, MessageAccumulator } from './message-accumulator.js';
@@ -58,6 +58,7 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
   const models = new ModelSwitch(config.plans, warn);
   // The system prompt and tools are the same for every request: their breakpoints are placed once.
   const { system, tools } = config.cache ? withShapeBreakpoints(shape) : shape;
+  const withBreakpoints = conversationBreakpoints();
   const fields = combineExtras(
     thinkingExtras(() => models.plan, warn),
     extras,
@@ -106,7 +107,7 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
   };
 
   return async (messages, turn, signal) => {
-    const sent = config.cache ? withMessageBreakpoints(messages) : messages;
+    const sent = config.cache ? withBreakpoints(messages) : messages;
     emit({ type: 'request_start', turn });
     for (;;) {
       const { model, maxTokens } = models.plan;
