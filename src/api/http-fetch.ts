@@ -85,7 +85,9 @@ async function nodeFetch(
     if (onSent) req.once('finish', onSent);
     const body = init.body;
     if (body === undefined || body === null) req.end();
-    else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
+    // Encoded here, once: given the string, node:http would join it to the head into a new string, then encode that.
+    else if (typeof body === 'string') req.end(Buffer.from(body));
+    else if (body instanceof Uint8Array) req.end(body);
     else reject(new TypeError('nodeFetch: only string and byte bodies are supported'));
   });
   const out = new LightHeaders();
