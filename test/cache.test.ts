@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { withCacheBreakpoints, type RequestParts } from '../src/api/cache.js';
+import { conversationBreakpoints, withCacheBreakpoints, type RequestParts } from '../src/api/cache.js';
 
 const hasCacheControl = (value: object) => 'cache_control' in value && value.cache_control != null;
 
@@ -179,5 +179,50 @@ describe('withCacheBreakpoints', () => {
     expect(blocks(out.messages[2]).at(-1)).toMatchObject({ tool_use_id: 'toolu_1', cache_control: EPHEMERAL });
     expect(blocks(out.messages[4]).at(-1)).toMatchObject({ tool_use_id: 'toolu_wide_24', cache_control: EPHEMERAL });
     expect(countBreakpoints(out)).toBe(4);
+  });
+});
+
+describe('conversationBreakpoints', () => {
+  const marked = (cached: unknown) => ({
+    type: 'tool_result',
+    tool_use_id: 'planted',
+    content: 'x',
+    cache_control: cached,
+  });
+
+  it('marks each request of a growing conversation exactly as withCacheBreakpoints does, with at most 2 in the conversation', () => {
+    const mark = conversationBreakpoints();
+    const parts = conversation(0);
+    const expectSame = (what: string) => {
+      const out = mark(parts.messages);
+      expect(out, what).toEqual(withCacheBreakpoints(parts).messages);
+      expect(countBreakpoints({ ...parts, messages: out }), what).toBeLessThanOrEqual(2);
+      return out;
+    };
+    for (let t = 1; t <= 12; t++) {
+      parts.messages.push({ role: 'assistant', content: [{ type: 'text', text: `step ${t}` }, toolUse(`toolu_${t}`)] });
+      parts.messages.push({ role: 'user', content: [toolResult(`toolu_${t}`)] });
+      expectSame(`turn ${t}`);
+    }
+    // An old message replaced by one that carries cache_control (a resumed session, say) is cleared again.
+    parts.messages[4] = { role: 'user', content: [marked(EPHEMERAL) as Anthropic.ToolResultBlockParam] };
+    expect(JSON.stringify(expectSame('replaced')[4])).not.toContain('cache_control');
+    expect(JSON.stringify(expectSame('again')[4])).not.toContain('cache_control');
+    // Eliding a result in place, as the context window does, keeps a clean message clean.
+    blocks(parts.messages[2])[0] = { ...toolResult('toolu_1'), content: '[output elided]' };
+    expectSame('elided');
+    parts.messages.length = 7;
+    expectSame('cut short');
+    parts.messages = structuredClone(parts.messages);
+    expectSame('replaced whole');
+  });
+
+  it('never changes the conversation it is given', () => {
+    const mark = conversationBreakpoints();
+    const parts = conversation(3);
+    const before = structuredClone(parts.messages);
+    mark(parts.messages);
+    mark(parts.messages);
+    expect(parts.messages).toEqual(before);
   });
 });

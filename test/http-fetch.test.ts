@@ -45,6 +45,25 @@ describe('nodeFetch, the SDK transport', () => {
     expect(await response.json()).toEqual({ method: 'POST', path: '/v1/messages?beta=true', body: '{"a":1}' });
   });
 
+  it('sends a text body as UTF-8, byte for byte, with its length in bytes', async () => {
+    let received: { length: string | undefined; bytes: Buffer } | undefined;
+    const port = await listen(
+      createHttpServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          received = { length: req.headers['content-length'], bytes: Buffer.concat(chunks) };
+          res.end('ok');
+        });
+      }),
+    );
+    const body = JSON.stringify({ text: 'é — ✓ 𝄞 naïve', plain: 'x'.repeat(5_000) });
+    const response = await nodeFetch(`http://127.0.0.1:${port}/v1/messages`, { method: 'POST', body });
+    expect(await response.text()).toBe('ok');
+    expect(received?.bytes.equals(Buffer.from(body, 'utf8'))).toBe(true);
+    expect(received?.length).toBe(String(Buffer.byteLength(body)));
+  });
+
   it('speaks https', async () => {
     const dir = tempDir();
     execFileSync(

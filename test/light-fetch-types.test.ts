@@ -45,6 +45,18 @@ const scripts: Array<{ name: string; init: unknown; steps: Step[] }> = [
     steps: [(h) => h.append('Set-Cookie', 'a=1'), (h) => h.append('set-cookie', 'b=2'), (h) => h.append('x', 'y')],
   },
   {
+    name: 'white space around values, and names seen before in another case',
+    init: [
+      ['X-Lead', '\t\n lead'],
+      ['x-trail', 'trail \r\n'],
+      ['X-Mid', 'mid dle'],
+      ['x-empty', ''],
+      ['x-blank', ' \t '],
+      ['Content-TYPE', 'a'],
+    ],
+    steps: [(h) => h.append('X-LEAD', ' again '), (h) => h.set('X-Trail', 'x')],
+  },
+  {
     name: 'set-cookie reset by set',
     init: [
       ['set-cookie', 'a=1'],
@@ -62,7 +74,9 @@ function observe(headers: Headers | LightHeaders) {
     keys: [...headers.keys()],
     values: [...headers.values()],
     each,
-    get: ['x-a', 'B', 'content-type', 'set-cookie', 'missing', 'A', 'z'].map((name) => headers.get(name)),
+    get: ['x-a', 'B', 'content-type', 'set-cookie', 'missing', 'A', 'z', 'x-lead', 'X-TRAIL', 'x-blank'].map((name) =>
+      headers.get(name),
+    ),
     has: ['x-a', 'Z', 'missing'].map((name) => headers.has(name)),
     cookies: headers.getSetCookie(),
   };
@@ -86,6 +100,8 @@ describe('LightHeaders', () => {
       ['', 'v'],
     ] as const) {
       expect(() => new Headers([[name, value]])).toThrow(TypeError);
+      expect(() => new LightHeaders([[name, value]])).toThrow(TypeError);
+      // Refused every time, not only the first.
       expect(() => new LightHeaders([[name, value]])).toThrow(TypeError);
     }
   });

@@ -37,6 +37,11 @@ function marked<T extends object>(value: T): T {
   return { ...value, cache_control: { ...EPHEMERAL } };
 }
 
+function carriesCacheControl(block: Block): boolean {
+  if (hasCacheControl(block)) return true;
+  return block.type === 'tool_result' && Array.isArray(block.content) && block.content.some(hasCacheControl);
+}
+
 /** A block with no cache_control on it or on the blocks nested in a tool_result; copied only if changed. */
 function clearBlock(block: Block): Block {
   let clean = withoutCacheControl(block);
@@ -46,10 +51,10 @@ function clearBlock(block: Block): Block {
   return clean;
 }
 
+// The conversation is read here on every request, and it rarely carries cache_control: look before copying.
 function clearContent(content: MessageContent): MessageContent {
-  if (typeof content === 'string') return content;
-  const cleared = content.map(clearBlock);
-  return cleared.some((block, i) => block !== content[i]) ? cleared : content;
+  if (typeof content === 'string' || !content.some(carriesCacheControl)) return content;
+  return content.map(clearBlock);
 }
 
 /** Content with a breakpoint on its last block that can carry one, or undefined if none can. */
@@ -116,16 +121,57 @@ function markLast<T extends object>(items: T[], canCarry: (item: T) => boolean):
  * The arrays and objects passed in are never changed; only touched objects are copied.
  */
 export function withCacheBreakpoints(parts: RequestParts): RequestParts {
-  const tools = markLast(parts.tools, () => true);
-  const system = markLast(parts.system, (block) => block.text.trim() !== '');
-  const messages = parts.messages.map((message) => {
+  return { ...withShapeBreakpoints(parts), messages: withMessageBreakpoints(parts.messages) };
+}
+
+/** The system prompt and tools with their breakpoints: the same for every request of a run, so made once. */
+export function withShapeBreakpoints(shape: RequestShape): RequestShape {
+  const tools = markLast(shape.tools, () => true);
+  const system = markLast(shape.system, (block) => block.text.trim() !== '');
+  return { system, tools };
+}
+
+/** The conversation with its two breakpoints, as withCacheBreakpoints places them. */
+export function withMessageBreakpoints(conversation: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
+  return clearedFrom(conversation, 0, () => {});
+}
+
+/**
+ * withMessageBreakpoints for one run's conversation, which grows at its end: a message once found free of
+ * cache_control is not looked at again. Messages are matched by identity, so a conversation replaced or cut short is
+ * looked at again from where it stops matching. The one change made to a message in place, eliding a tool result,
+ * keeps every other field of the block, and so leaves a clean message clean.
+ */
+export function conversationBreakpoints(): (conversation: Anthropic.MessageParam[]) => Anthropic.MessageParam[] {
+  const clean: Anthropic.MessageParam[] = [];
+  return (conversation) => {
+    let known = 0;
+    const shorter = Math.min(clean.length, conversation.length);
+    while (known < shorter && conversation[known] === clean[known]) known++;
+    clean.length = known;
+    return clearedFrom(conversation, known, (message, index) => {
+      if (clean.length === index) clean.push(message);
+    });
+  };
+}
+
+/** A marked copy of the conversation whose messages from `start` on are cleared; `onClean` hears of those already clean. */
+function clearedFrom(
+  conversation: Anthropic.MessageParam[],
+  start: number,
+  onClean: (message: Anthropic.MessageParam, index: number) => void,
+): Anthropic.MessageParam[] {
+  const messages = conversation.slice();
+  for (let i = start; i < messages.length; i++) {
+    const message = messages[i] as Anthropic.MessageParam;
     const content = clearContent(message.content);
-    return content === message.content ? message : replaceContent(message, content);
-  });
+    if (content === message.content) onClean(message, i);
+    else messages[i] = replaceContent(message, content);
+  }
   const last = markMessage(messages, messages.length - 1, -1);
   if (last > 0) {
     const previous = previousUserIndex(messages, last);
     if (previous >= 0) markMessage(messages, previous, previous - 1);
   }
-  return { system, tools, messages };
+  return messages;
 }

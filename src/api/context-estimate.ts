@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { RequestParts } from './cache.js';
+import type { RequestParts, RequestShape } from './cache.js';
 
 /** The usual rule of thumb for English text; code and JSON take more tokens per character. */
 export const CHARS_PER_TOKEN = 4;
@@ -65,7 +65,8 @@ function blockTokens(block: Block): number {
   }
 }
 
-function messageTokens(message: Anthropic.MessageParam): number {
+/** Raw tokens of one message: its blocks plus framing. */
+export function messageTokens(message: Anthropic.MessageParam): number {
   if (typeof message.content === 'string') return MESSAGE_OVERHEAD_TOKENS + textTokens(message.content.length);
   let tokens = MESSAGE_OVERHEAD_TOKENS;
   for (const block of message.content) tokens += BLOCK_OVERHEAD_TOKENS + blockTokens(block);
@@ -77,8 +78,14 @@ function messageTokens(message: Anthropic.MessageParam): number {
  * prompt, the tool definitions as JSON, and every message block, plus a little framing.
  */
 export function rawPromptTokens(parts: RequestParts): number {
-  let tokens = textTokens(jsonLength(parts.tools));
-  for (const block of parts.system) tokens += BLOCK_OVERHEAD_TOKENS + textTokens(block.text.length);
+  let tokens = shapeTokens(parts);
   for (const message of parts.messages) tokens += messageTokens(message);
+  return tokens;
+}
+
+/** Raw tokens of the system prompt and the tool definitions: the part of a prompt that is the same every request. */
+export function shapeTokens(shape: RequestShape): number {
+  let tokens = textTokens(jsonLength(shape.tools));
+  for (const block of shape.system) tokens += BLOCK_OVERHEAD_TOKENS + textTokens(block.text.length);
   return tokens;
 }

@@ -1,7 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RequestParts, RequestShape } from './cache.js';
 import { promptTokens, type PromptUsage } from './usage.js';
-import { CHARS_PER_TOKEN, rawPromptTokens, toolResultChars, toolResultTokens } from './context-estimate.js';
+import { CHARS_PER_TOKEN, toolResultChars, toolResultTokens } from './context-estimate.js';
+import { PromptTokenCount } from './context-count.js';
 
 interface ContextWindowOptions {
   /** Tokens the model can hold: prompt and output together. Default 200,000. */
@@ -85,6 +86,8 @@ export class ContextWindow {
   readonly limits: ContextLimits;
   private readonly keepRecentResults: number;
   private tokensPerRawToken = INITIAL_RATIO;
+  // fit() and observe() see the same, growing conversation every turn: it is counted once, as it grows.
+  private readonly rawTokens = new PromptTokenCount();
 
   constructor(options: ContextWindowOptions) {
     const window = options.contextWindow ?? 200_000;
@@ -100,7 +103,7 @@ export class ContextWindow {
   }
 
   estimate(parts: RequestParts): number {
-    return Math.ceil(rawPromptTokens(parts) * this.tokensPerRawToken);
+    return Math.ceil(this.rawTokens.count(parts) * this.tokensPerRawToken);
   }
 
   /**
@@ -108,7 +111,7 @@ export class ContextWindow {
    * appended) and its prompt size as reported: input + cache_creation + cache_read tokens.
    */
   observe(parts: RequestParts, reportedPromptTokens: number): void {
-    const raw = rawPromptTokens(parts);
+    const raw = this.rawTokens.count(parts);
     if (!(reportedPromptTokens > 0) || raw < MIN_RAW_TOKENS_TO_CALIBRATE) return;
     this.tokensPerRawToken = clamp(reportedPromptTokens / raw, MIN_RATIO, MAX_RATIO);
   }
@@ -133,6 +136,7 @@ export class ContextWindow {
       .filter((result) => result.message !== latestTurn);
     let remaining = excess;
     let elided = 0;
+    const changed = new Set<Anthropic.MessageParam>();
     for (const { message, index, block } of candidates) {
       if (remaining <= 0) break;
       const note = elisionNote(toolResultChars(block.content));
@@ -141,7 +145,9 @@ export class ContextWindow {
       message.content[index] = { ...block, content: note };
       remaining -= saved * this.tokensPerRawToken;
       elided++;
+      changed.add(message);
     }
+    for (const message of changed) this.rawTokens.recount(message);
     return elided;
   }
 }

@@ -65,10 +65,7 @@ async function nodeFetch(
   init: RequestInit = {},
 ): Promise<Response> {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-  const headers: Record<string, string> = {};
-  new LightHeaders(init.headers as Iterable<[string, string]> | Record<string, string> | undefined).forEach(
-    (value, key) => (headers[key] = value),
-  );
+  const headers = headerRecord(init.headers);
   const { request, agent, proxy } = await route(url);
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(
@@ -85,7 +82,9 @@ async function nodeFetch(
     if (onSent) req.once('finish', onSent);
     const body = init.body;
     if (body === undefined || body === null) req.end();
-    else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
+    // Encoded here, once: given the string, node:http would join it to the head into a new string, then encode that.
+    else if (typeof body === 'string') req.end(Buffer.from(body));
+    else if (body instanceof Uint8Array) req.end(body);
     else reject(new TypeError('nodeFetch: only string and byte bodies are supported'));
   });
   const out = new LightHeaders();
@@ -98,6 +97,17 @@ async function nodeFetch(
   // IncomingMessage is an async iterable of Buffers: the SDK reads it as it is.
   const body = noBody ? null : (res as AsyncIterable<Uint8Array>);
   return new LightResponse(body, { status, statusText: res.statusMessage ?? '', headers: out }) as unknown as Response;
+}
+
+/** The request's headers as node:http takes them. The SDK's own are checked and lower-cased already: no copy of them. */
+function headerRecord(init: RequestInit['headers']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const checked =
+    init instanceof LightHeaders
+      ? init
+      : new LightHeaders(init as Iterable<[string, string]> | Record<string, string> | undefined);
+  checked.forEach((value, key) => (headers[key] = value));
+  return headers;
 }
 
 /** Turns connection errors into ones that say where they happened: at the proxy, or in TLS with the server. */

@@ -91,15 +91,27 @@ export class LightHeaders {
   }
 }
 
+// Every request and response names the same few headers again: each name is checked and lower-cased once.
+const CHECKED_NAMES = new Map<string, string>();
+const MAX_CHECKED_NAMES = 256;
+
 function checkedName(name: string): string {
   const text = String(name);
+  const known = CHECKED_NAMES.get(text);
+  if (known !== undefined) return known;
   if (!TOKEN.test(text)) throw new TypeError(`Headers: invalid header name '${text}'`);
-  return text.toLowerCase();
+  const lower = text.toLowerCase();
+  if (CHECKED_NAMES.size < MAX_CHECKED_NAMES) CHECKED_NAMES.set(text, lower);
+  return lower;
 }
+
+const isHttpSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 
 /** Leading and trailing HTTP white space goes; NUL, CR and LF are refused. */
 function checkedValue(value: string): string {
-  const text = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+  let text = String(value);
+  if (text !== '' && (isHttpSpace(text.charCodeAt(0)) || isHttpSpace(text.charCodeAt(text.length - 1))))
+    text = text.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   if (FORBIDDEN_IN_VALUE.test(text)) throw new TypeError('Headers: invalid header value');
   return text;
 }

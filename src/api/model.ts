@@ -4,7 +4,7 @@ import { APIUserAbortError } from '@anthropic-ai/sdk/core/error';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Config } from '../config.js';
 import type { EventSink } from '../events.js';
-import { withCacheBreakpoints, type RequestShape } from './cache.js';
+import { conversationBreakpoints, withShapeBreakpoints, type RequestShape } from './cache.js';
 import type { ModelFailure } from './failure.js';
 import { createNodeFetch } from './http-fetch.js';
 import { asStreamError, MessageAccumulator } from './message-accumulator.js';
@@ -56,6 +56,9 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
   const client = messagesClient(config, () => stallWatch?.touch(), onRequestSent);
   const warn = (message: string) => emit({ type: 'warning', message });
   const models = new ModelSwitch(config.plans, warn);
+  // The system prompt and tools are the same for every request: their breakpoints are placed once.
+  const { system, tools } = config.cache ? withShapeBreakpoints(shape) : shape;
+  const withBreakpoints = conversationBreakpoints();
   const fields = combineExtras(
     thinkingExtras(() => models.plan, warn),
     extras,
@@ -104,8 +107,7 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
   };
 
   return async (messages, turn, signal) => {
-    const parts = { ...shape, messages };
-    const { system, tools, messages: sent } = config.cache ? withCacheBreakpoints(parts) : parts;
+    const sent = config.cache ? withBreakpoints(messages) : messages;
     emit({ type: 'request_start', turn });
     for (;;) {
       const { model, maxTokens } = models.plan;

@@ -50,9 +50,12 @@ async function* countingChunks(body: LightBody, onChunk: () => void): AsyncGener
   }
 }
 
-/** The SDK writes the body with JSON.stringify, so a streamed request holds exactly this text. */
+/**
+ * The SDK writes the body with JSON.stringify, so a streamed request holds exactly this text. It is written last, so
+ * the search starts from the end of what may be a long conversation.
+ */
 function wantsStream(init: RequestInit | undefined): boolean {
-  return typeof init?.body === 'string' && init.body.includes('"stream":true');
+  return typeof init?.body === 'string' && init.body.lastIndexOf('"stream":true') !== -1;
 }
 
 /** The start of a body, as one line of text: enough to recognise an HTML page or a proxy's message. */
