@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { OutputCleaner } from './clean-output.js';
 import { OutputCapture, type CapturedOutput } from './output-capture.js';
 import { ProcessGroups } from './process-groups.js';
+import { descriptorsWithoutCloseOnExec } from './inherited-descriptors.js';
 import { registerMark } from './mark-registry.js';
 import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
 import {
@@ -90,6 +91,8 @@ export class Shell {
   /** What every process the commands start carries, so killAll finds those that left their group. */
   private readonly mark = newProcessMark();
   private files: ShellFiles | null = null;
+  /** What the commands' shells inherit beyond stdio: read when the first prologue is written, fixed for the run. */
+  private inherited: { descriptors: readonly number[] | undefined } | undefined;
   private environment: { cwd: string; env: Readonly<Record<string, string>> } | undefined;
   private commandCount = 0;
   /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
@@ -243,7 +246,12 @@ export class Shell {
     // Resolved, so a sandbox that binds it by its real path finds BASH_ENV at the same path.
     // Beside the spill files, so a caller that removes that directory on a hard exit removes this one too.
     this.files = shellFiles(realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))));
-    writePrologue(this.files, { mark: markingCommand(this.mark), userBashEnv: this.options.env.BASH_ENV });
+    this.inherited ??= { descriptors: descriptorsWithoutCloseOnExec() };
+    writePrologue(this.files, {
+      mark: markingCommand(this.mark),
+      userBashEnv: this.options.env.BASH_ENV,
+      inheritedDescriptors: this.inherited.descriptors,
+    });
     return this.files;
   }
 

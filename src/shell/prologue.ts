@@ -33,6 +33,11 @@ interface PrologueOptions {
   mark: string;
   /** The user's own BASH_ENV, sourced after the bookkeeping and passed on to the command's children. */
   userBashEnv: string | undefined;
+  /**
+   * The descriptors above 2 the shell inherits from the agent (see inherited-descriptors.ts), closed first thing;
+   * undefined when they are not known, and the shell then closes every descriptor above 2 it finds.
+   */
+  inheritedDescriptors: readonly number[] | undefined;
 }
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); longer commands go through a file. */
@@ -43,9 +48,10 @@ const MAX_RECORD_BYTES = 64 * 1024;
 
 /**
  * Every descriptor above 2 closed, whatever opened it: the command must not reach what the agent inherited. The
- * glob's own descriptor is gone by the time the loop runs. (/dev/fd is /proc/self/fd on Linux.)
+ * glob's own descriptor is gone by the time the loop runs. (/dev/fd is /proc/self/fd on Linux.) Used only where the
+ * agent could not read its own descriptors; listing them costs the shell more than all the rest of the prologue.
  */
-const CLOSE_INHERITED =
+const CLOSE_EVERY_DESCRIPTOR =
   'for __agent_fd in /dev/fd/*; do __agent_fd=${__agent_fd##*/}; ' +
   '[[ $__agent_fd == [0-9]* && $__agent_fd -gt 2 ]] && builtin eval "exec $__agent_fd>&-"; done 2>/dev/null; unset __agent_fd';
 
@@ -72,7 +78,7 @@ export function filesIntact(files: ShellFiles): boolean {
 export function writePrologue(files: ShellFiles, options: PrologueOptions): void {
   const { userBashEnv } = options;
   const prologue = [
-    CLOSE_INHERITED,
+    ...closeInherited(options.inheritedDescriptors),
     userBashEnv ? `export BASH_ENV=${shellQuote(userBashEnv)}` : 'unset BASH_ENV',
     'exec 2>&1',
     options.mark,
@@ -85,6 +91,13 @@ export function writePrologue(files: ShellFiles, options: PrologueOptions): void
   mkdirSync(files.writableDir, { mode: 0o700 });
   // A new file in a new directory: never an existing one, never through a link.
   writeFileSync(files.prologue, prologue, { mode: 0o600, flag: 'wx' });
+}
+
+/** The line that closes the inherited descriptors: none when there are none (the common case, and free). */
+function closeInherited(descriptors: readonly number[] | undefined): string[] {
+  if (descriptors === undefined) return [CLOSE_EVERY_DESCRIPTOR];
+  const numbers = descriptors.filter((fd) => Number.isSafeInteger(fd) && fd > 2);
+  return numbers.length === 0 ? [] : [`exec ${numbers.map((fd) => `${fd}>&-`).join(' ')}`];
 }
 
 /**

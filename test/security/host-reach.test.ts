@@ -1,12 +1,12 @@
-// What lies beyond the sandbox's files: the host's Unix sockets, the disk behind /tmp, the descriptors the agent
-// itself inherited. An attacker inside reaches for each.
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+// What lies beyond the sandbox's files: the host's Unix sockets, the disk behind /tmp. An attacker inside reaches for
+// each. (The descriptors the agent itself inherited: inherited-descriptors.test.ts.)
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { answer, bash, runAgent, tempDir, toolResults } from '../support/run-agent.js';
+import { answer, bash, tempDir, toolResults } from '../support/run-agent.js';
 import { useServer } from '../support/use-server.js';
-import { bwrapPath, noisyHome, outsideTmp, runSandboxed } from './attack-support.js';
+import { bwrapPath, outsideTmp, runSandboxed } from './attack-support.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -99,39 +99,5 @@ describe.skipIf(bwrapPath === undefined)(`--sandbox: nothing of the host beyond 
     const run = await runSandboxed(['go'], s.url, { cwd: tempDir() });
     expect(run.code).toBe(0);
     expect(toolResults(s.requests[1]!)[0]!.content.trim()).toBe(String(1024 ** 3));
-  });
-
-  it.each([
-    ['under --sandbox', ['--sandbox']],
-    ['without the sandbox', []],
-  ])('no descriptor the agent inherited reaches a command, %s', async (_name, flags) => {
-    const secretFile = join(outsideTmp('agent-fd-'), 'inherited.txt');
-    writeFileSync(secretFile, 'host secret\n');
-    const fd = openSync(secretFile, 'r+');
-    try {
-      const probe =
-        'for n in 3 4 5 30 31 200; do [ -e /proc/$$/fd/$n ] && echo "fd $n open"; { echo written >&$n; } 2>/dev/null; done; ' +
-        '{ cat <&3; cat <&30; cat <&200; } 2>/dev/null; ls /proc/$$/fd > fds.txt; tr "\\n" " " < fds.txt';
-      const s = await serve([bash(probe), answer('done')]);
-      const { home } = noisyHome();
-      const run = await runAgent([...flags, 'go'], s.url, {
-        cwd: tempDir(),
-        env: { HOME: home },
-        extraStdio: { 3: fd, 4: 'pipe', 30: fd, 31: 'pipe', 200: fd },
-      });
-      expect(run.code).toBe(0);
-      const output = toolResults(s.requests[1]!)[0]!.content;
-      expect(output).not.toContain('open');
-      expect(output).not.toContain('host secret');
-      expect(
-        output
-          .trim()
-          .split(' ')
-          .filter((n) => Number(n) > 2),
-      ).toEqual([]);
-      expect(readFileSync(secretFile, 'utf8')).toBe('host secret\n');
-    } finally {
-      closeSync(fd);
-    }
   });
 });
