@@ -67,6 +67,7 @@ describe('the bookkeeping does not show', () => {
     ['a missing directory, on the line it is on', 'echo first\ncd ./missing'],
     ['pushd and popd errors', 'pushd ./missing; popd'],
     ['cd with too many arguments, inside a function', 'f() {\n  cd a b\n}\nf'],
+    ['a missing directory, in a sourced script', "printf 'true\\ncd ./missing\\n' > s.sh; . ./s.sh"],
   ])('%s: the same message as plain bash', async (_case, command) => {
     const result = await shell.run(command);
     expect(result.text).toBe(`${plainBash(command).replace(/\n$/, '')}\nexit code: 1`);

@@ -83,7 +83,8 @@ export function writePrologue(files: ShellFiles, options: PrologueOptions): void
     'exec 2>&1',
     options.mark,
     `${recordDirectory(files.cwd)} 2>/dev/null`,
-    ...['cd', 'pushd', 'popd'].map((builtin) => trackingFunction(builtin, files)),
+    directoryTracker(files),
+    ...['cd', 'pushd', 'popd'].map(trackingFunction),
     ...(userBashEnv ? ['. "$BASH_ENV"'] : []),
     `trap ${shellQuote(`{ ${recordDirectory(files.cwd)}; } 2>/dev/null`)} EXIT`,
     '',
@@ -114,28 +115,38 @@ export function commandArgument(command: string): CommandArgument {
   };
 }
 
+/** The function that runs a directory builtin and records where it went (see trackingFunction). */
+const TRACKER = '__agent_track_directory';
+
 /**
  * `cd`, `pushd` and `popd` as functions that record the new directory as soon as the shell (not a subshell) is
  * there. An EXIT trap alone would miss the commands that set their own trap, clear it, `exec` another program or
- * get killed; the trap stays for a `builtin cd`. The builtin's error message is captured and printed as bash
- * would have printed it from the caller's line, and the bookkeeping stays out of `set -x` traces.
+ * get killed; the trap stays for a `builtin cd`. The bookkeeping stays out of `set -x` traces. The three share one
+ * tracker: bash pays for every function it defines on every command, by the size of its body.
  */
-function trackingFunction(builtin: string, files: ShellFiles): string {
+function trackingFunction(builtin: string): string {
+  return `${builtin}() { { ${TRACKER} ${builtin} "$@"; } 3>&2 2>/dev/null; }`;
+}
+
+/**
+ * Runs the builtin named first with the other arguments, stderr on descriptor 3. Its error message is captured and
+ * printed as bash would have printed it from the line that called cd (one call further up than the tracker).
+ */
+function directoryTracker(files: ShellFiles): string {
   const [writableDir, errorFile] = [files.writableDir, files.cdError].map(shellQuote);
   const prologuePrefix = shellQuote(`${files.prologue}: line `);
-  return `${builtin}() {
-  {
-    [[ -d ${writableDir} ]] || { builtin ${builtin} "$@" 2>&3; return; }
-    local __agent_status=0 __agent_error=
-    builtin ${builtin} "$@" 2>| ${errorFile} || __agent_status=$?
-    if ((__agent_status == 0 && BASHPID == $$)); then ${recordDirectory(files.cwd)}; fi
-    if [[ -s ${errorFile} ]]; then
-      IFS= builtin read -r -d '' __agent_error < ${errorFile} || :
-      __agent_error=\${__agent_error#${prologuePrefix}}
-      builtin printf '%s: line %s: %s' "\${BASH_SOURCE[1]:-$0}" "\${BASH_LINENO[0]}" "\${__agent_error#*: }" >&3
-    fi
-    return "$__agent_status"
-  } 3>&2 2>/dev/null
+  return `${TRACKER}() {
+  local __agent_builtin=$1 __agent_status=0 __agent_error=
+  shift
+  [[ -d ${writableDir} ]] || { builtin "$__agent_builtin" "$@" 2>&3; return; }
+  builtin "$__agent_builtin" "$@" 2>| ${errorFile} || __agent_status=$?
+  if ((__agent_status == 0 && BASHPID == $$)); then ${recordDirectory(files.cwd)}; fi
+  if [[ -s ${errorFile} ]]; then
+    IFS= builtin read -r -d '' __agent_error < ${errorFile} || :
+    __agent_error=\${__agent_error#${prologuePrefix}}
+    builtin printf '%s: line %s: %s' "\${BASH_SOURCE[2]:-$0}" "\${BASH_LINENO[1]}" "\${__agent_error#*: }" >&3
+  fi
+  return "$__agent_status"
 }`;
 }
 
