@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { descriptorsWithoutCloseOnExec } from '../../src/shell/inherited-descriptors.js';
 import { answer, bash, runAgent, tempDir, toolResults } from '../support/run-agent.js';
+import type { Turn } from '../support/server-types.js';
 import { useServer } from '../support/use-server.js';
 import { bwrapPath, noisyHome, outsideTmp } from './attack-support.js';
 
@@ -100,29 +101,42 @@ describe('descriptors the agent inherited', () => {
     }
   });
 
-  it('are the only descriptors of the agent that a command could inherit, all through a run', async () => {
+  it.each([
+    ['under --sandbox', ['--sandbox']],
+    ['without the sandbox', []],
+  ])('are the only descriptors of the agent a command could inherit, all through a run, %s', async (_name, flags) => {
+    if (flags.length > 0 && bwrapPath === undefined) return;
     const planted = plantDescriptors();
-    // What this process leaks to its children besides the planted ones (a test runner's channel, say).
+    // What this process hands its children besides the planted ones (a test runner's channel, say).
     const leakedByTests = descriptorsWithoutCloseOnExec() ?? [];
-    const agentsOpenToChildren =
-      'for f in /proc/$PPID/fdinfo/*; do n=${f##*/}; ' +
-      '(( n > 2 )) && flags=$(sed -n "s/^flags:\\s*//p" "$f" 2>/dev/null) && [[ -n $flags ]] && ' +
-      '(( (8#$flags & 8#2000000) == 0 )) && echo -n "$n "; done; echo';
+    let agentPid: number | undefined;
+    const seen: Array<number[] | undefined> = [];
+    /** The agent's descriptors open to its children, read while it waits for the model. */
+    const looking =
+      (turn: Turn): Turn =>
+      () => {
+        seen.push(descriptorsWithoutCloseOnExec(`/proc/${agentPid}`));
+        return turn;
+      };
     try {
       const s = await serve([
-        bash(agentsOpenToChildren),
-        bash('cd /; ls >/dev/null'),
-        bash(agentsOpenToChildren),
-        answer('done'),
+        looking(bash('true')),
+        looking(bash('cd /; ls >/dev/null')),
+        looking(bash('echo again')),
+        looking(answer('done')),
       ]);
-      const run = await runAgent(['go'], s.url, { cwd: tempDir(), extraStdio: planted.extraStdio });
+      const run = await runAgent([...flags, 'go'], s.url, {
+        cwd: tempDir(),
+        env: { HOME: noisyHome().home },
+        extraStdio: planted.extraStdio,
+        onSpawn: (child) => (agentPid = child.pid),
+        timeoutMs: 40_000,
+      });
       expect(run.code).toBe(0);
-      const [first, last] = [1, 3].map((turn) =>
-        toolResults(s.requests[turn]!)[0]!.content.trim().split(' ').map(Number),
-      );
-      expect(last).toEqual(first);
-      expect(first).toEqual(expect.arrayContaining([30, 31, 40, 200, 1000]));
-      for (const fd of first!) expect([...PLANTED, ...leakedByTests]).toContain(fd);
+      expect(seen).toHaveLength(4);
+      for (const found of seen) expect(found).toEqual(seen[0]);
+      expect(seen[0]).toEqual(expect.arrayContaining([30, 31, 40, 200, 1000]));
+      for (const fd of seen[0]!) expect([...PLANTED, ...leakedByTests]).toContain(fd);
     } finally {
       planted.close();
     }
