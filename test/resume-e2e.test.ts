@@ -148,6 +148,41 @@ describe('--resume and --continue', () => {
     expect(s.rejections()).toEqual([]);
   });
 
+  it('after SIGKILL while the next request is out: the command, its result and the request are in the session already', async () => {
+    const where = place();
+    const slow: Turn = {
+      kind: 'message',
+      content: [{ type: 'text', text: 'a reply that never finishes streaming' }],
+      chunkDelayMs: 400,
+    };
+    const s = await serve([bash('echo ran-before-the-kill'), slow, answer('done')]);
+    const first = await agent(s, where, ['first prompt'], {
+      onSpawn: killWhen(() => s.requests.length === 2, 'SIGKILL'),
+    });
+    expect(first.signal).toBe('SIGKILL');
+    const id = onlySessionId(where.state);
+    const records = readRecords(sessionPathOf(where.state, id));
+    expect(records.map((record) => record.type)).toEqual([
+      'session',
+      'message',
+      'request',
+      'response',
+      'message',
+      'command',
+      'message',
+      'request',
+    ]);
+    expect(records[5]).toMatchObject({ type: 'command', result: 'ran-before-the-kill', exit_code: 0 });
+    const second = await agent(s, where, ['-r', id, 'second prompt']);
+    expect(second.code).toBe(0);
+    expect(second.stderr).not.toMatch(/cut off/);
+    const results = mergedMessages(lastRequest(s))
+      .flatMap((message) => message.blocks)
+      .filter((block) => block.type === 'tool_result');
+    expect(results).toEqual([expect.objectContaining({ content: 'ran-before-the-kill' })]);
+    expect(s.rejections()).toEqual([]);
+  });
+
   it('after SIGKILL mid-command of a continued run: its lock is taken over, and the command is answered as interrupted', async () => {
     const where = place();
     const s = await serve([answer('ready'), bash('echo $$ > shell.pid; sleep 30'), answer('done')]);

@@ -89,7 +89,8 @@ async function runCommand(
   }
   const { config, secrets, session } = prepared;
   const disarmDeadline = armDeadline(controller, config.budget, startedAt);
-  cleanups.push(session.release);
+  // An exit that cannot wait for the run's end still writes the records held back for the step's single write.
+  cleanups.push(session.release, () => session.log.flush());
   // Loading the agent overlaps with what comes before it (the output's set-up, reading stdin).
   const agentModule = import('../run.js');
   agentModule.catch(() => {});

@@ -1,9 +1,10 @@
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { constants, openSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RunEvent } from '../events.js';
 import type { ResultObject } from '../result.js';
 import type { Redactor } from '../sinks/redactor.js';
+import { closeQuietly, dropPartialLastLine } from './file-tail.js';
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type RequestShapeFacts, type UnstampedRecord } from './records.js';
 
 /** One file the session is written to. */
@@ -42,9 +43,9 @@ interface FileState {
 
 /**
  * Writes a run into its session files (the state directory's, a --transcript) as it goes: each message as it joins
- * the conversation, each request, response, command, retry and warning, and the result. Every line is written with
- * one synchronous call, so whatever kills the process, the file ends with whole records (but maybe the one line
- * being written) and loads.
+ * the conversation, each request, response, command, retry and warning, and the result. Every record is written
+ * whole by one synchronous call (the records of one step together), and before the run waits on anything, so
+ * whatever kills the process, the file ends with whole records (but maybe part of the last write) and loads.
  */
 export class SessionLog {
   private readonly files: FileState[];
@@ -58,6 +59,11 @@ export class SessionLog {
   private grown = false;
   /** Every line so far, for a file that starts late; dropped once every file has started. */
   private backlog: string[] | undefined;
+  /** Lines stamped but not written yet: they go out together, with the next record that is not held. */
+  private pending = '';
+  private flushSoon: NodeJS.Immediate | undefined;
+  /** The time of the latest record: a file that starts with it has its header stamped so. */
+  private lastTs = '';
   /** Told once about each file that cannot be written; the run goes on without it. */
   warn: (message: string) => void = () => {};
 
@@ -77,30 +83,42 @@ export class SessionLog {
   }
 
   readonly onEvent = (event: RunEvent): void => {
+    if (this.files.length === 0) return;
     switch (event.type) {
       case 'request_start':
-        this.sync();
+        this.sync(true);
         this.write({ type: 'request', turn: event.turn, messages: this.setup.conversation.length });
         break;
       case 'response':
-        this.write({ type: 'response', turn: event.turn, message: event.message });
+        // A reply that calls a tool is followed, before anything waits, by the command it asks for (or the results).
+        this.write(
+          { type: 'response', turn: event.turn, message: event.message },
+          event.message.stop_reason === 'tool_use',
+        );
         break;
       case 'tool_start':
-      case 'tool_results':
-        // The reply that asked for the command, then the results, have just joined the conversation.
+        // The reply that asked for the command has just joined the conversation; it is on disk before the command runs.
         this.sync();
+        this.flush();
+        break;
+      case 'tool_results':
+        // The results go out with the request that carries them, which follows before anything waits.
+        this.sync(true);
         break;
       case 'tool_end':
-        this.write({
-          type: 'command',
-          id: event.id,
-          command: event.command,
-          result: event.content,
-          is_error: event.isError,
-          blocked: event.blocked,
-          exit_code: event.exitCode ?? null,
-          duration_ms: event.durationMs ?? 0,
-        });
+        this.write(
+          {
+            type: 'command',
+            id: event.id,
+            command: event.command,
+            result: event.content,
+            is_error: event.isError,
+            blocked: event.blocked,
+            exit_code: event.exitCode ?? null,
+            duration_ms: event.durationMs ?? 0,
+          },
+          true,
+        );
         break;
       case 'retry':
         this.write({
@@ -120,12 +138,13 @@ export class SessionLog {
   /** The last messages and the result, then every file closed. */
   finish(result: ResultObject): void {
     this.ready = true;
-    this.sync();
+    this.sync(true);
     this.write(result);
     this.close();
   }
 
   close(): void {
+    this.flush();
     for (const file of this.files) {
       if (file.fd !== undefined) closeQuietly(file.fd);
       file.fd = undefined;
@@ -133,25 +152,43 @@ export class SessionLog {
     }
   }
 
-  /** Writes the messages that joined the conversation since the last look. */
-  private sync(): void {
+  /** Writes the messages that joined the conversation since the last look (`hold`: with the next record). */
+  private sync(hold = false): void {
     const { conversation } = this.setup;
     if (this.written < conversation.length) this.grown = true;
     while (this.written < conversation.length) {
       const message = conversation[this.written]!;
       this.written++;
-      this.write({ type: 'message', message: resumable(message, this.setup.redactor) });
+      this.write({ type: 'message', message: resumable(message, this.setup.redactor) }, true);
     }
+    if (!hold) this.flush();
   }
 
-  private write(record: UnstampedRecord): void {
-    const ts = new Date().toISOString();
-    const line = this.stamp(record, ts);
+  /**
+   * Stamps the record; it goes out at once, or with `hold` together with the records that follow it before the run
+   * waits on anything (the model, a command), in one write: every file still ends with whole records. Whatever holds
+   * a record, it is written by the next turn of the event loop at the latest.
+   */
+  private write(record: UnstampedRecord, hold = false): void {
+    this.lastTs = new Date().toISOString();
+    const line = this.stamp(record, this.lastTs);
     this.backlog?.push(line);
+    this.pending += line;
+    if (!hold) this.flush();
+    else this.flushSoon ??= setImmediate(() => this.flush());
+  }
+
+  /** Writes the records not written yet, in one call per file; a file that can start starts with them. */
+  flush(): void {
+    if (this.flushSoon !== undefined) clearImmediate(this.flushSoon);
+    this.flushSoon = undefined;
+    if (this.pending === '') return;
+    const chunk = this.pending;
+    this.pending = '';
     for (const file of this.files) {
       if (file.dropped) continue;
-      if (file.started) this.put(file, line);
-      else if (this.ready && (file.spec.from === 'start' || this.grown)) this.start(file, ts);
+      if (file.started) this.put(file, chunk);
+      else if (this.ready && (file.spec.from === 'start' || this.grown)) this.start(file, this.lastTs);
     }
     if (this.files.every((file) => file.started || file.dropped)) {
       this.backlog = undefined;
@@ -203,7 +240,7 @@ export class SessionLog {
             ),
             ...this.history.map((message) => `{"type":"message","ts":"${ts}","message":${message}}\n`),
           ];
-    for (const line of [...preamble, ...(this.backlog ?? [])]) if (!this.put(file, line)) return;
+    this.put(file, [...preamble, ...(this.backlog ?? [])].join(''));
   }
 
   /** The record as one line, its timestamp right after its type. */
@@ -230,32 +267,6 @@ export class SessionLog {
     this.warn(
       `cannot write ${file.spec.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the run goes on without it.`,
     );
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Already closed.
-  }
-}
-
-/**
- * A run killed while writing leaves a last line without its newline. The loader leaves it out; it is cut off here
- * too, so that what this run appends starts a line of its own instead of joining it into one that never parses.
- */
-function dropPartialLastLine(fd: number): void {
-  const size = fstatSync(fd).size;
-  const chunk = Buffer.alloc(Math.min(size, 65_536));
-  for (let end = size; end > 0; ) {
-    const start = Math.max(0, end - chunk.length);
-    const length = end - start;
-    readSync(fd, chunk, 0, length, start);
-    const newline = chunk.lastIndexOf(0x0a, length - 1);
-    if (end === size && newline === length - 1) return;
-    if (newline !== -1) return ftruncateSync(fd, start + newline + 1);
-    end = start;
   }
 }
 
