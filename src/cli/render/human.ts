@@ -52,9 +52,20 @@ export class HumanRenderer {
   /** The command shown on the spinner line, not printed yet. */
   private pendingEcho: string | undefined;
 
+  /**
+   * Without a spinner, what one event prints goes out in one write (its line group), not a write per piece. With
+   * one, pieces go out at once, so that they stay in order with the spinner's own drawing.
+   */
+  private unwritten = '';
+
   constructor(private readonly options: HumanOptions) {}
 
   readonly onEvent = (event: RunEvent): void => {
+    this.show(event);
+    this.writeOut();
+  };
+
+  private show(event: RunEvent): void {
     const { plain } = this.options.redactor;
     if (event.type === 'warning') return this.notice(`warning: ${plain(event.message)}`);
     if (event.type === 'retry') {
@@ -93,7 +104,7 @@ export class HumanRenderer {
       case 'tool_end':
         return this.onToolEnd({ ...event, content: plain(event.content) });
     }
-  };
+  }
 
   /** The run is over: the spinner goes, a command still on it is written out, the line is ended. */
   end(): void {
@@ -102,18 +113,21 @@ export class HumanRenderer {
     if (this.pendingEcho !== undefined) this.print(this.echo(this.pendingEcho));
     this.pendingEcho = undefined;
     this.endLine();
+    this.writeOut();
   }
 
   /** Just before the answer goes to stdout on this same terminal: a rule on stderr that sets it apart. */
   beforeAnswer(): void {
     if (this.options.quiet || !this.options.terminal) return;
     this.print(`${this.options.style.dim(answerRule(this.options.columns))}\n`);
+    this.writeOut();
   }
 
   /** The closing line on a terminal: turns, commands, time, cost. */
   summary(result: ResultObject): void {
     if (this.options.quiet || !this.options.terminal) return;
     this.print(`${this.options.style.dim(summaryLine(result))}\n`);
+    this.writeOut();
   }
 
   /** Blocks of one reply (thinking, text, a tool call, more text) go on lines of their own: true for a new block. */
@@ -198,10 +212,21 @@ export class HumanRenderer {
   private print(text: string): void {
     if (text === '') return;
     const { spinner } = this.options;
-    spinner?.stop();
-    this.options.write(text);
     this.atLineStart = text.endsWith('\n');
-    if (this.live && this.atLineStart) spinner?.start(this.live.label, this.live.since);
+    if (!spinner) {
+      this.unwritten += text;
+      return;
+    }
+    spinner.stop();
+    this.options.write(text);
+    if (this.live && this.atLineStart) spinner.start(this.live.label, this.live.since);
+  }
+
+  private writeOut(): void {
+    if (this.unwritten === '') return;
+    const text = this.unwritten;
+    this.unwritten = '';
+    this.options.write(text);
   }
 
   private endLine(): void {
