@@ -200,7 +200,6 @@ export class Shell {
       ...(this.options.createMask ? { mask: this.options.createMask() } : {}),
     });
     const cleaners: Record<StreamName, OutputCleaner> = { stdout: new OutputCleaner(), stderr: new OutputCleaner() };
-    this.groups.prune();
     let outcome: GroupRunResult;
     try {
       outcome = await runInGroup({
