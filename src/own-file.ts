@@ -1,5 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 
+/** Reused by every bounded read: what it held is turned into a string before the call returns. */
+let scratch = Buffer.alloc(0);
+
 /**
  * The text of a file that others may have planted or swapped (the state directory, the shell's own records), read
  * without following a link (O_NOFOLLOW) and only when what was opened is a regular file of this user's; undefined
@@ -16,8 +19,8 @@ export function readOwnFile(path: string, maxBytes?: number): string | undefined
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.uid !== (process.getuid?.() ?? stat.uid)) return undefined;
     if (maxBytes === undefined) return readFileSync(fd, 'utf8');
-    const bytes = Buffer.alloc(maxBytes);
-    return bytes.subarray(0, readSync(fd, bytes, 0, maxBytes, 0)).toString('utf8');
+    if (scratch.length < maxBytes) scratch = Buffer.allocUnsafe(maxBytes);
+    return scratch.toString('utf8', 0, readSync(fd, scratch, 0, maxBytes, 0));
   } catch {
     return undefined;
   } finally {
