@@ -60,8 +60,11 @@ export function createRedactor(secrets: readonly SecretValue[]): Redactor {
     json(value, space) {
       const text = JSON.stringify(value, null, space);
       if (text === undefined) return 'null';
-      const suspect = needles.some((needle) => text.includes(needle)) || hasDroppedControl(text);
-      return escapeC1(suspect ? JSON.stringify(mapStrings(JSON.parse(text), maskJsonString), null, space) : text);
+      // One look for raw C1 controls serves both questions: could a value hide behind one, and is there one to escape.
+      const rawC1 = RAW_C1.test(text);
+      const suspect = rawC1 || hasEscapedControl(text) || needles.some((needle) => text.includes(needle));
+      if (suspect) return escapeC1(JSON.stringify(mapStrings(JSON.parse(text), maskJsonString), null, space));
+      return rawC1 ? escapeC1(text) : text;
     },
   };
 }
@@ -83,12 +86,12 @@ function cleaningStream(masker: SecretMasker | undefined): TextFilter {
 }
 
 /**
- * Whether JSON text holds a control character that cleaning drops, and so could join the two halves of a value: C0 ones
- * are escaped as \u00XX, \b or \f (\r becomes a line break and \n and \t stay, so none of those joins anything), C1
- * ones and DEL are raw. Plain searches: this runs on every line written.
+ * Whether JSON text holds a control character that cleaning drops, and so could join the two halves of a value, as
+ * JSON escapes them: C0 ones as \u00XX, \b or \f (\r becomes a line break and \n and \t stay, so none of those joins
+ * anything). C1 ones and DEL stay raw, and are looked for apart. Plain searches: this runs on every line written.
  */
-function hasDroppedControl(text: string): boolean {
-  return text.includes('\\u00') || text.includes('\\b') || text.includes('\\f') || RAW_C1.test(text);
+function hasEscapedControl(text: string): boolean {
+  return text.includes('\\u00') || text.includes('\\b') || text.includes('\\f');
 }
 
 /** Parsed JSON with every string, keys included, passed through `map`. */
