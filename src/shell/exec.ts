@@ -9,14 +9,8 @@ import { ProcessGroups } from './process-groups.js';
 import { descriptorsWithoutCloseOnExec } from './inherited-descriptors.js';
 import { registerMark } from './mark-registry.js';
 import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
-import {
-  commandArgument,
-  filesIntact,
-  readFinalDirectory,
-  shellFiles,
-  writePrologue,
-  type ShellFiles,
-} from './prologue.js';
+import { DirectoryRecord } from './directory-record.js';
+import { commandArgument, filesIntact, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
 import type { TextFilter } from './secret-mask.js';
 import { nonInteractiveEnv, type PassEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
@@ -63,6 +57,8 @@ export interface RunOptions {
 interface ReadyCommand {
   cwd: string;
   files: ShellFiles;
+  /** Where the shell of these files records its directory. */
+  record: DirectoryRecord;
   /** A long command, fed to the shell's stdin. */
   stdin: string | null;
   argv: string[];
@@ -93,6 +89,7 @@ export class Shell {
   private files: ShellFiles | null = null;
   /** What the commands' shells inherit beyond stdio: read when the first prologue is written, fixed for the run. */
   private inherited: { descriptors: readonly number[] | undefined } | undefined;
+  private record: DirectoryRecord | undefined;
   private environment: { cwd: string; env: Readonly<Record<string, string>> } | undefined;
   private commandCount = 0;
   /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
@@ -135,7 +132,7 @@ export class Shell {
     const timeoutSec = this.effectiveTimeout(runOptions.timeoutSec);
     const { outcome, captured } = await this.execute(prepared, timeoutSec, runOptions);
     // A shell that never started recorded nothing: what the file holds is the previous command's.
-    const recorded = outcome.spawnError === null ? readFinalDirectory(prepared.files.cwd) : null;
+    const recorded = outcome.spawnError === null ? prepared.record.read() : null;
     this.currentCwd = recorded ?? prepared.cwd;
     notes.push(...(this.options.afterCommand?.() ?? []));
     return finish(report(outcome, captured, notes, timeoutSec));
@@ -162,6 +159,7 @@ export class Shell {
     this.killAll();
     const dir = this.files?.stateDir;
     this.files = null;
+    this.record?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   }
 
@@ -174,14 +172,14 @@ export class Shell {
     if (runOptions.signal?.aborted) return { refused: { ...failure('(not run: the run was aborted)'), aborted: true } };
     if (command.includes('\0')) return { refused: failure('cannot run the command: it contains a NUL character') };
     try {
-      const files = this.ensureFiles();
+      const { files, record } = this.ensureFiles();
       const { argument, stdin } = commandArgument(command);
       this.commandCount++;
       // No start-up files, whatever bash takes its stdin for: only BASH_ENV, the prologue.
       const bashArgv = ['bash', '--norc', '--noprofile', '-c', argument];
       const { stateDir, writableDir } = files;
       const argv = this.options.wrap ? this.options.wrap(bashArgv, { cwd, stateDir, writableDir }) : bashArgv;
-      return { cwd, files, stdin, argv };
+      return { cwd, files, record, stdin, argv };
     } catch (error) {
       return { refused: failure(`cannot run the command: ${error instanceof Error ? error.message : String(error)}`) };
     }
@@ -240,18 +238,24 @@ export class Shell {
    * The state directory and its prologue. A command that removed or replaced any of it (possible only outside a
    * sandbox) gets a fresh directory rather than a file written again where it could have planted a link.
    */
-  private ensureFiles(): ShellFiles {
-    if (this.files !== null && filesIntact(this.files)) return this.files;
+  private ensureFiles(): { files: ShellFiles; record: DirectoryRecord } {
+    if (this.files !== null && this.record !== undefined && filesIntact(this.files))
+      return { files: this.files, record: this.record };
     // Resolved, so a sandbox that binds it by its real path finds BASH_ENV at the same path.
     // Beside the spill files, so a caller that removes that directory on a hard exit removes this one too.
-    this.files = shellFiles(realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))));
+    const files = shellFiles(
+      realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))),
+    );
     this.inherited ??= { descriptors: descriptorsWithoutCloseOnExec() };
-    writePrologue(this.files, {
+    writePrologue(files, {
       mark: markingCommand(this.mark),
       userBashEnv: this.options.env.BASH_ENV,
       inheritedDescriptors: this.inherited.descriptors,
     });
-    return this.files;
+    this.record?.close();
+    this.files = files;
+    this.record = new DirectoryRecord(files.cwd);
+    return { files, record: this.record };
   }
 
   private effectiveTimeout(requested: number | undefined): number {

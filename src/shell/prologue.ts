@@ -5,10 +5,9 @@
 // later, keep track of its directory, and hand the user's own BASH_ENV (if any) back to the command and its children.
 //
 // The host writes the prologue once, into a fresh directory (a sandbox shows it read-only), and never writes the
-// files the shell writes; it only reads the directory file back, without following links.
+// files the shell writes; it only reads the directory file back (directory-record.ts), without following links.
 import { lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readOwnFile } from '../own-file.js';
 
 /** The shell's bookkeeping files, in its private state directory; written once, used by every command. */
 export interface ShellFiles {
@@ -42,9 +41,6 @@ interface PrologueOptions {
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); longer commands go through a file. */
 const MAX_INLINE_COMMAND_BYTES = 100_000;
-
-/** The longest directory record read back; anything longer is not a directory the shell recorded. */
-const MAX_RECORD_BYTES = 64 * 1024;
 
 /**
  * Every descriptor above 2 closed, whatever opened it: the command must not reach what the agent inherited. The
@@ -156,19 +152,6 @@ function directoryTracker(files: ShellFiles): string {
  */
 function recordDirectory(file: string): string {
   return `builtin printf '%s\\0' "$PWD" 1<> ${shellQuote(file)}`;
-}
-
-/**
- * The directory the shell ended in, as last recorded; null when nothing was recorded. The file lies where the
- * commands can write, so it is opened without following a link and without waiting on a FIFO, and read only when it
- * is a regular file.
- */
-export function readFinalDirectory(file: string): string | null {
-  const recorded = readOwnFile(file, MAX_RECORD_BYTES);
-  if (recorded === undefined) return null;
-  const end = recorded.indexOf('\0');
-  const dir = end === -1 ? '' : recorded.slice(0, end);
-  return path.isAbsolute(dir) ? dir : null;
 }
 
 function shellQuote(text: string): string {
