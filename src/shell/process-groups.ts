@@ -3,28 +3,10 @@
 // leave the group on purpose (setsid). All calls are synchronous so they can run from
 // `process.on('exit')` and signal handlers.
 import { readFileSync, readdirSync } from 'node:fs';
-import { constants } from 'node:os';
 
 type SignalOutcome = 'sent' | 'gone' | 'denied';
 
-/**
- * Node's own binding under process.kill: it returns the error number instead of throwing. A group that is gone is
- * the common answer here, asked after every command, and the error process.kill builds for it costs far more than
- * the system call (tens of microseconds a turn).
- */
-type RawKill = (pid: number, signal: number) => number;
-const rawKill = (process as unknown as { _kill?: RawKill })._kill;
-
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): SignalOutcome {
-  if (typeof rawKill === 'function') {
-    const number = signal === 0 ? 0 : constants.signals[signal];
-    if (typeof number === 'number') {
-      const error = rawKill.call(process, -pgid, number);
-      if (error === 0) return 'sent';
-      if (error === -constants.errno.ESRCH) return 'gone';
-      if (error === -constants.errno.EPERM) return 'denied';
-    }
-  }
   try {
     process.kill(-pgid, signal);
     return 'sent';
