@@ -208,7 +208,7 @@ async function run(setup: RunSetup): Promise<RunReport> {
     registerCleanup: (kill) => cleanups.push(kill),
     startedAt,
     structured,
-    session: { describe: (shape) => session.log.describe(shape) },
+    session: { describe: (shape) => session.log.describe(shape), requestSent: () => session.log.requestSent() },
     runRecords: session.runRecords,
     secrets,
   });

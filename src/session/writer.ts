@@ -7,6 +7,9 @@ import type { Redactor } from '../sinks/redactor.js';
 import { closeQuietly, dropPartialLastLine } from './file-tail.js';
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type RequestShapeFacts, type UnstampedRecord } from './records.js';
 
+/** How long a request's records wait for the request to get out before they are written all the same. */
+const REQUEST_RECORDS_LATEST_MS = 50;
+
 /** One file the session is written to. */
 export interface SessionFileSpec {
   path: string;
@@ -64,6 +67,9 @@ export class SessionLog {
   private flushSoon: NodeJS.Immediate | undefined;
   /** The time of the latest record: a file that starts with it has its header stamped so. */
   private lastTs = '';
+  /** A request's records, held until it has been written out (requestSent), so that the request never waits for them. */
+  private pendingRequest: { turn: number; messages: number } | undefined;
+  private requestDue: NodeJS.Timeout | undefined;
   /** Told once about each file that cannot be written; the run goes on without it. */
   warn: (message: string) => void = () => {};
 
@@ -84,10 +90,13 @@ export class SessionLog {
 
   readonly onEvent = (event: RunEvent): void => {
     if (this.files.length === 0) return;
+    // Whatever comes next is written after the request's records, as it happened.
+    this.requestSent();
     switch (event.type) {
       case 'request_start':
-        this.sync(true);
-        this.write({ type: 'request', turn: event.turn, messages: this.setup.conversation.length });
+        this.pendingRequest = { turn: event.turn, messages: this.setup.conversation.length };
+        // A request that cannot get out (a connection that hangs) does not keep its records from the file for long.
+        this.requestDue = setTimeout(() => this.requestSent(), REQUEST_RECORDS_LATEST_MS).unref();
         break;
       case 'response':
         // A reply that calls a tool is followed, before anything waits, by the command it asks for (or the results).
@@ -135,8 +144,22 @@ export class SessionLog {
     }
   };
 
+  /**
+   * The request announced last is on its way: the messages it carries, and its record, are written now, in one write.
+   * Anything the run records next writes them first, so a request that never went out is recorded all the same.
+   */
+  requestSent(): void {
+    const pending = this.pendingRequest;
+    if (pending === undefined) return;
+    clearTimeout(this.requestDue);
+    this.pendingRequest = undefined;
+    this.sync(true, pending.messages);
+    this.write({ type: 'request', turn: pending.turn, messages: pending.messages });
+  }
+
   /** The last messages and the result, then every file closed. */
   finish(result: ResultObject): void {
+    this.requestSent();
     this.ready = true;
     this.sync(true);
     this.write(result);
@@ -144,6 +167,7 @@ export class SessionLog {
   }
 
   close(): void {
+    this.requestSent();
     this.flush();
     for (const file of this.files) {
       if (file.fd !== undefined) closeQuietly(file.fd);
@@ -152,11 +176,14 @@ export class SessionLog {
     }
   }
 
-  /** Writes the messages that joined the conversation since the last look (`hold`: with the next record). */
-  private sync(hold = false): void {
+  /**
+   * Writes the messages that joined the conversation since the last look, up to `upTo` of them in all (`hold`: with
+   * the next record).
+   */
+  private sync(hold = false, upTo = this.setup.conversation.length): void {
     const { conversation } = this.setup;
-    if (this.written < conversation.length) this.grown = true;
-    while (this.written < conversation.length) {
+    if (this.written < upTo) this.grown = true;
+    while (this.written < upTo) {
       const message = conversation[this.written]!;
       this.written++;
       this.write({ type: 'message', message: resumable(message, this.setup.redactor) }, true);
