@@ -1,6 +1,6 @@
 // The esbuild options of the CLI's bundle, shared by the build and by the benchmark's profiled build.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sdkStreamCheck } from './sdk-stream-check.mjs';
 
@@ -46,6 +46,34 @@ const commanderChildProcessOnUse = {
   },
 };
 
+/** Some bundled CommonJS dependencies call require(); the ESM bundle gives them one, in the chunks that name it. */
+const REQUIRE_BANNER = "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);";
+
+/**
+ * esbuild puts the banner on every chunk, but only a few use require() (the one with esbuild's require shim, say);
+ * a run loads about twenty chunks before its first request, and each banner costs a resolution and a createRequire.
+ * The banner stays where the chunk's code names require, and becomes an empty line elsewhere, so that source maps
+ * still fit.
+ */
+const requireOnlyWhereUsed = {
+  name: 'require-only-where-used',
+  setup(build) {
+    build.onEnd((result) => {
+      // Only for a build written to disk; one kept in memory keeps its banners.
+      if (result.errors.length > 0 || !result.metafile || build.initialOptions.write === false) return;
+      const root = build.initialOptions.absWorkingDir ?? process.cwd();
+      for (const output of Object.keys(result.metafile.outputs)) {
+        if (!output.endsWith('.js')) continue;
+        const path = resolve(root, output);
+        const text = readFileSync(path, 'utf8');
+        if (!text.startsWith(`${REQUIRE_BANNER}\n`)) continue;
+        const code = text.slice(REQUIRE_BANNER.length);
+        if (!/\brequire\b/.test(code)) writeFileSync(path, code);
+      }
+    });
+  },
+};
+
 function fsNamesImportedBySrc() {
   const names = new Set();
   for (const file of readdirSync(SRC, { recursive: true })) {
@@ -79,9 +107,8 @@ export function bundleOptions({ outdir = 'dist', minify = true, sourcemap = fals
     inject: ['./scripts/fetch-globals.mjs'],
     // The proxy agents' debug output can carry credentials: see scripts/silent-debug.mjs.
     alias: { debug: './scripts/silent-debug.mjs' },
-    // Some bundled CommonJS dependencies call require(); give the ESM bundle one.
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    plugins: [fsThroughRequire, commanderChildProcessOnUse, sdkStreamCheck],
+    banner: { js: REQUIRE_BANNER },
+    plugins: [fsThroughRequire, commanderChildProcessOnUse, sdkStreamCheck, requireOnlyWhereUsed],
     logLevel: 'warning',
     metafile: true,
   };
