@@ -1,15 +1,16 @@
 import type { RunBudget } from './config.js';
 import type { CallModel, ModelStats } from './api/model.js';
 import { BudgetReached, DeadlineReached } from './outcome.js';
+import { nowMs } from './clock.js';
 
 /**
- * Aborts the run with DeadlineReached when --max-duration has passed since `startedAt` (a performance.now() time):
+ * Aborts the run with DeadlineReached when --max-duration has passed since `startedAt` (a nowMs() time):
  * the request in flight is aborted, a retry's wait ends, the running command's group is killed. Returns a disarm.
  */
 export function armDeadline(controller: AbortController, budget: RunBudget, startedAt: number): () => void {
   const seconds = budget.maxDurationSec;
   if (seconds === undefined) return () => {};
-  const delayMs = Math.max(0, startedAt + seconds * 1000 - performance.now());
+  const delayMs = Math.max(0, startedAt + seconds * 1000 - nowMs());
   const timer = setTimeout(() => controller.abort(new DeadlineReached(seconds)), delayMs);
   // The run's own work keeps the process alive; the deadline alone must not.
   timer.unref();

@@ -18,6 +18,7 @@ import { emptyUsage } from './api/usage.js';
 import { plural } from './plural.js';
 import type { StructuredAnswer } from './structured/index.js';
 import { followingController, withCostLimit } from './budget.js';
+import { nowMs } from './clock.js';
 
 interface RunInput {
   config: Config;
@@ -103,7 +104,7 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
     ...modelTotals(stats),
     numTurns: end.turns,
     commands,
-    durationMs: performance.now() - input.startedAt,
+    durationMs: nowMs() - input.startedAt,
     structured: structured?.accepted(),
   };
 }

@@ -16,6 +16,7 @@ import { watchForStall, type StallWatch } from './stall-watch.js';
 import { addUsage, type UsageTotals } from './usage.js';
 import { ModelSwitch, modelNotFound, overloaded, type SwitchReason } from './fallback.js';
 import { combineExtras, hasUnsignedThinking, thinkingExtras, type RequestExtras } from './thinking.js';
+import { nowMs } from '../clock.js';
 
 /** What the model calls of a run add up to; the result object reads it. */
 export interface ModelStats {
@@ -67,7 +68,7 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
   const attempt = async (request: Anthropic.MessageStreamParams, signal: AbortSignal): Promise<Attempt> => {
     const watch = watchForStall(signal, config.streamIdleMs);
     stallWatch = watch;
-    const started = performance.now();
+    const started = nowMs();
     try {
       const message = await streamedMessage(client, request, watch.signal, emit);
       record(stats, request.model, message.usage);
@@ -80,7 +81,7 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
         return { ok: false, failure: retryable(`stream stalled: no data for ${config.streamIdleMs / 1000} s`) };
       return { ok: false, failure: classifyFailure(error, signal) };
     } finally {
-      stats.apiMs += performance.now() - started;
+      stats.apiMs += nowMs() - started;
       watch.stop();
     }
   };

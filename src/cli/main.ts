@@ -20,6 +20,7 @@ import { resultLine } from './render/json.js';
 import { reportBeforeRun, resultObject } from './result-object.js';
 import { stdinStream } from './stdin.js';
 import { watchStderr, watchStdout, writeStderr, type Stdout } from './streams.js';
+import { nowMs } from '../clock.js';
 
 declare const AGENT_VERSION: string;
 /** Set by the bundler; unbundled runs (tests importing the source) fall back to a dev marker. */
@@ -66,7 +67,7 @@ async function runCommand(
   cleanups: Array<() => void>,
   stdout: Stdout,
 ): Promise<Ending> {
-  const startedAt = performance.now();
+  const startedAt = nowMs();
   // Until the configuration names the secrets, messages are only cleaned of control characters.
   let redactor = plainOnly;
   const failUsage = (error: unknown, format: string | undefined, tell = true) =>

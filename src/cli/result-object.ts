@@ -2,6 +2,7 @@ import { emptyUsage } from '../api/usage.js';
 import type { Outcome, OutcomeKind } from '../outcome.js';
 import type { ResultObject, RunReport } from '../result.js';
 import { exitCodeFor } from './exit-code.js';
+import { nowMs } from '../clock.js';
 
 const SUBTYPES: Record<OutcomeKind, string> = {
   success: 'success',
@@ -50,7 +51,7 @@ export function reportBeforeRun(outcome: Outcome, model: string, startedAt: numb
     commands: 0,
     usage: emptyUsage(),
     costUsd: undefined,
-    durationMs: performance.now() - startedAt,
+    durationMs: nowMs() - startedAt,
     apiMs: 0,
   };
 }

@@ -16,6 +16,7 @@ import { nonInteractiveEnv, type PassEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
 import type { GroupRunResult, StreamName } from './spawn-group.js';
 import { type CommandReport, type ExecResult, failure, report } from './command-report.js';
+import { nowMs } from '../clock.js';
 
 export interface ShellOptions {
   /** The run's working directory (absolute). */
@@ -120,11 +121,11 @@ export class Shell {
   }
 
   async run(command: string, runOptions: RunOptions = {}): Promise<ExecResult> {
-    const startedAt = performance.now();
+    const startedAt = nowMs();
     const finish = (report: CommandReport): ExecResult => ({
       ...report,
       cwd: this.currentCwd,
-      durationMs: Math.round(performance.now() - startedAt),
+      durationMs: Math.round(nowMs() - startedAt),
     });
     const notes: string[] = [];
     const prepared = this.prepare(command, runOptions, notes);

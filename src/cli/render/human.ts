@@ -5,6 +5,7 @@ import type { Redactor } from '../../sinks/redactor.js';
 import { answerRule, commandStatus, oneLine, preview, summaryLine } from './format.js';
 import type { Spinner } from './spinner.js';
 import type { Style } from './style.js';
+import { nowMs } from '../../clock.js';
 
 interface HumanOptions {
   write: (text: string) => void;
@@ -235,7 +236,7 @@ export class HumanRenderer {
 
   private showLive(label: string): void {
     this.endLine();
-    this.live = { label, since: performance.now() };
+    this.live = { label, since: nowMs() };
     this.options.spinner?.start(this.live.label, this.live.since);
   }
 

@@ -1,5 +1,6 @@
 import type { Style } from './style.js';
 import { clip, formatElapsed } from './format.js';
+import { nowMs } from '../../clock.js';
 
 /** The one transient line at the bottom of a terminal: a spinner, a label, and the seconds since `since`. */
 export interface Spinner {
@@ -35,7 +36,7 @@ export async function createSpinner(
   let timer: NodeJS.Timeout | undefined;
 
   const text = (label: string, since: number) => {
-    const seconds = Math.floor((performance.now() - since) / 1000);
+    const seconds = Math.floor((nowMs() - since) / 1000);
     const elapsed = seconds >= 1 ? style.dim(`  ${formatElapsed(seconds)}`) : '';
     return `${clip(label, Math.max(10, columns - RESERVED_COLUMNS))}${elapsed}`;
   };
