@@ -4,7 +4,7 @@
 // by running the CLI once (scripts/sea-train.mjs), so it holds every function a run calls, not only the top level;
 // the Node.js that made it is the one inside the binary. Should V8 refuse the cache all the same, it compiles the
 // source as any script: slower, never different.
-import { getAsset } from 'node:sea';
+import { getRawAsset } from 'node:sea';
 import { Script } from 'node:vm';
 
 declare const AGENT_VERSION: string;
@@ -17,9 +17,11 @@ const words = process.argv.slice(2);
 if (words.length === 1 && (words[0] === '--version' || words[0] === '-V')) {
   process.stdout.write(`${AGENT_VERSION}\n`);
 } else {
-  // The bundle is ASCII (the build checks): read as latin1, it is copied, not decoded.
-  const source = Buffer.from(getAsset(CLI_ASSET)).toString('latin1');
-  const script = new Script(source, { filename: CLI_ASSET, cachedData: Buffer.from(getAsset(CACHE_ASSET)) });
+  // The assets are read in place, in the executable's own memory, never copied (nothing here writes to them). The
+  // bundle is ASCII (the build checks): read as latin1, it is copied once into a string, not decoded.
+  const source = Buffer.from(getRawAsset(CLI_ASSET) as ArrayBuffer).toString('latin1');
+  const cachedData = Buffer.from(getRawAsset(CACHE_ASSET) as ArrayBuffer);
+  const script = new Script(source, { filename: CLI_ASSET, cachedData });
   const cli = { exports: {} as { main(argv: string[]): Promise<void> } };
   // The asset is a CommonJS function (see scripts/build-binary.mjs); its require() loads Node's own modules only.
   script.runInThisContext()(require, cli, cli.exports, __filename, __dirname);
