@@ -13,7 +13,9 @@ import { LightHeaders, LightResponse } from './light-fetch-types.js';
 import { isTlsError, ProxyRefused, ProxyUnreachable, TlsFailure } from './network-errors.js';
 import { displayProxy, proxyFor } from './proxy-settings.js';
 
-const http: typeof import('node:http') = createRequire(import.meta.url)('node:http');
+// process.getBuiltinModule (Node 20.16 and later) gives it without making a require function.
+const http: typeof import('node:http') =
+  process.getBuiltinModule?.('node:http') ?? createRequire(import.meta.url)('node:http');
 
 interface Route {
   request: typeof http.request;
