@@ -106,7 +106,7 @@ export function bundleOptions({ outdir = 'dist', minify = true, sourcemap = fals
     legalComments: 'none',
     define: { AGENT_VERSION: JSON.stringify(version) },
     // The SDK's Headers, Response and FormData: light stand-ins, so that no run loads Node's fetch (undici).
-    inject: ['./scripts/fetch-globals.mjs'],
+    inject: ['./scripts/fetch-globals.mjs', './scripts/common-chunk.mjs'],
     // The proxy agents' debug output can carry credentials: see scripts/silent-debug.mjs.
     alias: { debug: './scripts/silent-debug.mjs' },
     banner: { js: REQUIRE_BANNER },

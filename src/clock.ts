@@ -4,6 +4,3 @@ export function nowMs(): number {
   const [seconds, nanoseconds] = process.hrtime();
   return seconds * 1e3 + nanoseconds / 1e6;
 }
-
-/** `performance` as the bundle sees it (scripts/fetch-globals.mjs): the one member anything in it uses. */
-export const monotonicClock = { now: nowMs };
