@@ -14,6 +14,7 @@ import type { Ending } from './exit-code.js';
 import { exitWith, tellFailure } from './exit.js';
 import { resolvePrompt } from './input.js';
 import { installSignalHandlers, stopRun, unlessAborted } from './interrupt.js';
+import { openOutput } from './output.js';
 import { plainArguments } from './plain-arguments.js';
 import { parseArguments } from './program.js';
 import { resultLine } from './render/json.js';
@@ -155,7 +156,6 @@ async function openRunOutput(
   cleanups: Array<() => void>,
   redactor: Redactor,
 ) {
-  const { openOutput } = await import('./output.js');
   const output = await openOutput(config, stdout, session, (cleanup) => cleanups.push(cleanup), redactor);
   session.log.warn = (message) => output.emit({ type: 'warning', message });
   for (const message of [...config.warnings, ...session.notes]) output.emit({ type: 'warning', message });
