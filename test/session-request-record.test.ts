@@ -73,6 +73,16 @@ describe("a request's records", () => {
     expect(readRecords(path)[2]).toMatchObject({ type: 'request', messages: 1 });
   });
 
+  it('are written all the same, soon, when the request cannot get out (a connection that hangs)', async () => {
+    const path = sessionPath();
+    const log = logInto(path, [{ role: 'user', content: 'the task' }]);
+    log.onEvent({ type: 'request_start', turn: 1 });
+    expect(existsSync(path)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(typesIn(path)).toEqual(['session', 'message', 'request']);
+    log.close();
+  });
+
   it('are written at the end of a run whose request was never sent (an interrupt, say)', () => {
     const path = sessionPath();
     const conversation: Anthropic.MessageParam[] = [{ role: 'user', content: 'the task' }];
