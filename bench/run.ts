@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   };
   const chosen = process.argv.slice(2);
   const wants = (name: string) => chosen.length === 0 || chosen.includes(name);
-  const node24 = wants('start-up') || wants('binary') ? fetchNode(24) : undefined;
+  const node24 = wants('start-up') || wants('binary') || wants('per-turn') ? fetchNode(24) : undefined;
   const steps: Array<[name: string, what: string, measure: () => Promise<Figure | Figure[]>]> = [
     [
       'start-up',
@@ -109,6 +109,15 @@ async function main(): Promise<void> {
       'per-turn',
       'per turn, agent and bare loop',
       () => measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp }),
+    ],
+    [
+      'per-turn',
+      'per turn on Node 24',
+      async () => {
+        if (!node24) return [];
+        const node = { binDir: node24, name: 'Node 24', firstRequestTarget: 2.2 };
+        return measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp, node });
+      },
     ],
     [
       'sandbox',

@@ -99,19 +99,32 @@ const LONG_RUN_TURNS = 30;
 const BARE_LOOP = resolve(import.meta.dirname, 'bare-loop.mjs');
 const PER_TURN_TARGET = 1.5;
 
+type LoopName = 'agent' | 'bare';
+interface Loop {
+  command: string;
+  args: string[];
+  /** A bin directory to put first on PATH, where bin/agent finds its node. */
+  binDir?: string;
+}
+
 /** The two loops measured side by side: the agent, and the bare loop that is the floor under a turn. */
-const LOOPS = {
-  agent: { command: AGENT_BIN, args: ['run the commands'] },
-  bare: { command: process.execPath, args: [BARE_LOOP, 'run the commands'] },
-} as const;
-type LoopName = keyof typeof LOOPS;
+function loops(node: StartupOptions['node']): Record<LoopName, Loop> {
+  const bareNode = node ? `${node.binDir}/node` : process.execPath;
+  return {
+    agent: { command: AGENT_BIN, args: ['run the commands'], ...(node ? { binDir: node.binDir } : {}) },
+    bare: { command: bareNode, args: [BARE_LOOP, 'run the commands'] },
+  };
+}
 
 /**
  * (wall of a 30-turn run − wall of a 1-turn run) / 29: what each extra turn costs when the model answers at once and
  * the command (`true`) does nothing, for the agent and for the bare loop (bench/bare-loop.mjs), in one run. The four
  * runs of a round alternate, so that the machine's load drifts over both loops alike.
  */
-export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptions): Promise<Figure[]> {
+export async function measurePerTurn({ repetitions, warmups, tmp, node }: StartupOptions): Promise<Figure[]> {
+  const chosen = loops(node);
+  const suffix = node ? ` (${node.name})` : '';
+  const idSuffix = node ? `_${node.name.toLowerCase().replace(/\W+/g, '_')}` : '';
   const samples: Record<LoopName, { one: number[]; long: number[] }> = {
     agent: { one: [], long: [] },
     bare: { one: [], long: [] },
@@ -120,8 +133,8 @@ export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptio
   const longScript = (): Turn[] => [...Array.from({ length: LONG_RUN_TURNS - 1 }, () => bash('true')), answer('done')];
   for (let round = 0; round < warmups + repetitions; round++) {
     for (const loop of ['agent', 'bare'] as const) {
-      const short = await timeScript(loop, [answer('done')], tmp, 1);
-      const long = await timeScript(loop, longScript(), tmp, LONG_RUN_TURNS);
+      const short = await timeScript(loop, chosen[loop], [answer('done')], tmp, 1);
+      const long = await timeScript(loop, chosen[loop], longScript(), tmp, LONG_RUN_TURNS);
       if (round < warmups) continue;
       samples[loop].one.push(short.wallMs);
       samples[loop].long.push(long.wallMs);
@@ -136,8 +149,8 @@ export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptio
     `${repetitions} rounds`;
   return [
     {
-      id: 'per_turn_overhead',
-      label: 'agent: time per turn',
+      id: `per_turn_overhead${idSuffix}`,
+      label: `agent: time per turn${suffix}`,
       value: perTurn('agent'),
       unit: 'ms',
       target: '(context)',
@@ -155,8 +168,8 @@ export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptio
       },
     },
     {
-      id: 'bare_loop_per_turn',
-      label: 'bare loop: time per turn (the floor)',
+      id: `bare_loop_per_turn${idSuffix}`,
+      label: `bare loop: time per turn (the floor)${suffix}`,
       value: perTurn('bare'),
       unit: 'ms',
       target: '(reference)',
@@ -165,8 +178,8 @@ export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptio
       data: { oneTurnMs: summary(samples.bare.one), longRunMs: summary(samples.bare.long) },
     },
     {
-      id: 'per_turn_ratio',
-      label: 'per turn × bare loop',
+      id: `per_turn_ratio${idSuffix}`,
+      label: `per turn × bare loop${suffix}`,
       value: ratio,
       unit: '×',
       target: `≤ ${PER_TURN_TARGET} ×`,
@@ -183,6 +196,7 @@ export async function measurePerTurn({ repetitions, warmups, tmp }: StartupOptio
  */
 async function timeScript(
   loop: LoopName,
+  { command, args, binDir }: Loop,
   script: Turn[],
   tmp: string,
   expectedRequests: number,
@@ -190,8 +204,9 @@ async function timeScript(
   const server = await startServer(script);
   try {
     const cpuBefore = process.cpuUsage();
-    const { command, args } = LOOPS[loop];
-    const run = await timedRun(command, [...args], { env: agentEnv(server.url, tmp), cwd: tmp });
+    const env = agentEnv(server.url, tmp);
+    if (binDir) env.PATH = `${binDir}:${env.PATH}`;
+    const run = await timedRun(command, args, { env, cwd: tmp });
     const cpu = process.cpuUsage(cpuBefore);
     expectRun(
       `${loop}: ${expectedRequests}-turn run`,
