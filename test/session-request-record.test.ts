@@ -4,11 +4,10 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
+import { testSessionLog } from './support/session-log.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResultObject } from '../src/result.js';
 import { loadSession } from '../src/session/load.js';
-import { SessionLog } from '../src/session/writer.js';
-import { createRedactor } from '../src/sinks/redactor.js';
 import { readRecords } from './support/run-agent.js';
 
 const dirs: string[] = [];
@@ -22,21 +21,7 @@ function sessionPath(): string {
   return join(dir, 's.jsonl');
 }
 
-function logInto(path: string, conversation: Anthropic.MessageParam[]): SessionLog {
-  const log = new SessionLog({
-    sessionId: '11111111-2222-4333-8444-555555555555',
-    forkedFrom: undefined,
-    model: 'test-model',
-    cwd: '/work',
-    agentVersion: '0.0.0',
-    conversation,
-    historyLength: 0,
-    files: [{ path, kind: 'new', from: 'conversation' }],
-    redactor: createRedactor([]),
-  });
-  log.describe({ system: 'the system prompt', tools: [] });
-  return log;
-}
+const logInto = (path: string, conversation: Anthropic.MessageParam[]) => testSessionLog(path, conversation);
 
 const fakeResult = { type: 'result', subtype: 'success', session_id: 'x' } as unknown as ResultObject;
 const typesIn = (path: string) => readRecords(path).map((record) => record.type);

@@ -5,10 +5,9 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
+import { testSessionLog } from './support/session-log.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSession } from '../src/session/load.js';
-import { SessionLog } from '../src/session/writer.js';
-import { createRedactor } from '../src/sinks/redactor.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -19,18 +18,8 @@ function sessionIn(conversation: Anthropic.MessageParam[]) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-session-writes-')));
   dirs.push(dir);
   const path = join(dir, 's.jsonl');
-  const log = new SessionLog({
-    sessionId: '11111111-2222-4333-8444-555555555555',
-    forkedFrom: undefined,
-    model: 'test-model',
-    cwd: '/work',
-    agentVersion: '0.0.0',
-    conversation,
-    historyLength: 0,
-    files: [{ path, kind: 'new', from: 'start' }],
-    redactor: createRedactor([{ name: 'API_KEY', value: 'sk-secret-value' }]),
-  });
-  log.describe({ system: 'the system prompt', tools: [] });
+  const secrets = [{ name: 'API_KEY', value: 'sk-secret-value' }];
+  const log = testSessionLog(path, conversation, { file: { from: 'start' }, secrets });
   const types = () =>
     readFileSync(path, 'utf8')
       .split('\n')

@@ -12,14 +12,14 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
+import { testSessionLog } from './support/session-log.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSession, SessionFileError } from '../src/session/load.js';
 import { acquireLock, lockFile, lockHolder } from '../src/session/lock.js';
 import { INTERRUPTED_RESULT, repairConversation } from '../src/session/repair.js';
 import { newSessionId } from '../src/session/session-id.js';
 import { latestSessionIn, pruneSessions, sessionFile, sessionsDir } from '../src/session/store.js';
-import { SessionLog, type SessionFileSpec } from '../src/session/writer.js';
-import { createRedactor } from '../src/sinks/redactor.js';
+import type { SessionFileSpec } from '../src/session/writer.js';
 import type { ResultObject } from '../src/result.js';
 
 const dirs: string[] = [];
@@ -44,20 +44,8 @@ const result = (id: string, content: string): Anthropic.ToolResultBlockParam => 
   content,
 });
 
-function logInto(path: string, conversation: Anthropic.MessageParam[], extra: Partial<SessionFileSpec> = {}) {
-  const log = new SessionLog({
-    sessionId: '11111111-2222-4333-8444-555555555555',
-    forkedFrom: undefined,
-    model: 'test-model',
-    cwd: '/work',
-    agentVersion: '0.0.0',
-    conversation,
-    historyLength: 0,
-    files: [{ path, kind: 'new', from: 'conversation', ...extra }],
-    redactor: createRedactor([]),
-  });
-  log.describe({ system: 'the system prompt', tools: [] });
-  return log;
+function logInto(path: string, conversation: Anthropic.MessageParam[], file: Partial<SessionFileSpec> = {}) {
+  return testSessionLog(path, conversation, { file });
 }
 
 const fakeResult = { type: 'result', subtype: 'success', session_id: 'x' } as unknown as ResultObject;
