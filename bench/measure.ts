@@ -96,6 +96,13 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** The middle half of a sample, as `low–high` with `digits` decimals: how far to trust its median. */
+export function middleHalf(values: readonly number[], digits: number): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+  return `${at(0.25).toFixed(digits)}–${at(0.75).toFixed(digits)}`;
+}
+
 /** Spread of a sample, for the JSON record: the values are noisy on a small shared machine. */
 export function summary(values: readonly number[]): { median: number; min: number; max: number; n: number } {
   return { median: median(values), min: Math.min(...values), max: Math.max(...values), n: values.length };

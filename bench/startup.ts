@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { answer, bash } from '../test/support/run-agent.js';
 import { startServer, type Turn } from '../test/support/server.js';
 import { agentEnv, expectRun, type Figure } from './figures.js';
-import { AGENT_BIN, median, summary, timedRun } from './measure.js';
+import { AGENT_BIN, median, middleHalf, summary, timedRun } from './measure.js';
 
 export interface StartupOptions {
   repetitions: number;
@@ -79,7 +79,7 @@ export async function measureStartup({ repetitions, warmups, tmp, node, agent }:
       unit: '× floor',
       target: `≤ ${firstRequestTarget} × floor`,
       pass: ratio(toRequest) <= firstRequestTarget,
-      detail: `median ${median(toRequest).toFixed(1)} ms; \`agent "say hello"\` with stdin /dev/null; whole one-turn run median ${median(runWall).toFixed(1)} ms`,
+      detail: `median ${median(toRequest).toFixed(1)} ms (middle half ${middleHalf(toRequest, 1)} ms); \`agent "say hello"\` with stdin /dev/null; whole one-turn run median ${median(runWall).toFixed(1)} ms`,
       data: { samplesMs: summary(toRequest), oneTurnRunWallMs: summary(runWall) },
     },
     {
@@ -124,7 +124,7 @@ function loops(node: StartupOptions['node']): Record<LoopName, Loop> {
 export async function measurePerTurn({ repetitions, warmups, tmp, node }: StartupOptions): Promise<Figure[]> {
   const chosen = loops(node);
   const suffix = node ? ` (${node.name})` : '';
-  const idSuffix = node ? `_${node.name.toLowerCase().replace(/\W+/g, '_')}` : '';
+  const idSuffix = node ? `_${node.name.toLowerCase().replace(/\W+/g, '')}` : '';
   const samples: Record<LoopName, { one: number[]; long: number[] }> = {
     agent: { one: [], long: [] },
     bare: { one: [], long: [] },
@@ -143,6 +143,10 @@ export async function measurePerTurn({ repetitions, warmups, tmp, node }: Startu
   }
   const perTurn = (loop: LoopName) => (median(samples[loop].long) - median(samples[loop].one)) / (LONG_RUN_TURNS - 1);
   const ratio = perTurn('agent') / perTurn('bare');
+  // Each round on its own, for the spread: its four runs ran back to back, under the same load.
+  const roundPerTurn = (loop: LoopName) =>
+    samples[loop].long.map((long, round) => (long - samples[loop].one[round]!) / (LONG_RUN_TURNS - 1));
+  const roundRatios = roundPerTurn('agent').map((agent, round) => agent / roundPerTurn('bare')[round]!);
   const bashAlone = await timeBashSpawns(41, tmp);
   const how =
     `(median ${LONG_RUN_TURNS}-turn run − median 1-turn run) / ${LONG_RUN_TURNS - 1}; command \`true\`, instant replies, ` +
@@ -184,8 +188,10 @@ export async function measurePerTurn({ repetitions, warmups, tmp, node }: Startu
       unit: '×',
       target: `≤ ${PER_TURN_TARGET} ×`,
       pass: ratio <= PER_TURN_TARGET,
-      detail: 'agent per turn / bare loop per turn, both measured in this run',
-      data: {},
+      detail:
+        'agent per turn / bare loop per turn, both measured in this run; ' +
+        `the ratio round by round, middle half ${middleHalf(roundRatios, 2)}`,
+      data: { roundRatios: summary(roundRatios) },
     },
   ];
 }
