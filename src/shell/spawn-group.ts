@@ -171,13 +171,22 @@ function readOutput(child: ChildProcess, onData: GroupRunOptions['onData']) {
   return {
     /** Waits up to `drainMs` for the pipes to end; the ones still open are read and discarded from then on. */
     async drain(drainMs: number): Promise<Readable[]> {
-      await Promise.race([allEnded, delay(drainMs)]);
+      if (ended.size < streams.length) await endedWithin(allEnded, drainMs);
       return streams.filter(([, stream]) => !ended.has(stream)).map(([, stream]) => discardFrom(stream));
     },
     destroy(): void {
       for (const [, stream] of streams) stream.destroy();
     },
   };
+}
+
+/** Resolves once `ended` does or `ms` pass, whichever is first; the timer goes with it, so no command leaves one. */
+function endedWithin(ended: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([ended, timeout]).finally(() => clearTimeout(timer));
 }
 
 function discardFrom(stream: Readable): Readable {
