@@ -7,6 +7,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 type SignalOutcome = 'sent' | 'gone' | 'denied';
 
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): SignalOutcome {
+  // Every command's group is looked at once it ends, and is usually gone: that answer comes as an exception, whose
+  // stack trace would cost more than the look itself, and is never read.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     process.kill(-pgid, signal);
     return 'sent';
@@ -15,6 +19,8 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): SignalOut
     if (code === 'ESRCH') return 'gone';
     if (code === 'EPERM') return 'denied';
     throw error;
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
 }
 
