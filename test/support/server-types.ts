@@ -95,6 +95,10 @@ export interface RecordedRequest {
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;
+  /** The head as it came: request line and header lines, names in their case and order, values as sent. */
+  rawHead: { line: string; headers: string[] };
+  /** The body's bytes as text, before any parsing. */
+  rawBody: string;
   // The parsed JSON body (the raw text when it is not JSON); tests read arbitrary fields of it.
   body: any;
   rejected?: { status: number; message: string };

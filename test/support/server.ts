@@ -115,6 +115,8 @@ export async function startServer(script: Turn[], options: ServerOptions = {}): 
       method: req.method ?? 'GET',
       path,
       headers: { ...req.headers },
+      rawHead: { line: `${req.method} ${req.url} HTTP/${req.httpVersion}`, headers: [...req.rawHeaders] },
+      rawBody: received.text,
       body: parsed.ok ? parsed.value : received.text,
     };
     requests.push(record);
