@@ -18,6 +18,7 @@ const http: typeof import('node:http') =
   process.getBuiltinModule?.('node:http') ?? createRequire(import.meta.url)('node:http');
 
 interface Route {
+  url: URL;
   request: typeof http.request;
   agent: Agent;
   proxy: { url: URL; variable: string } | undefined;
@@ -26,11 +27,14 @@ interface Route {
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 type Network = Pick<NetworkSettings, 'proxy' | 'extraCa'>;
 
+// A run sends its requests to one or two URLs; the bound only keeps a caller with many from growing the map for good.
+const MAX_ROUTES = 16;
+
 /** A fetch that routes and trusts as the run's network settings say; `onSent` hears of each request written out. */
 export function createNodeFetch(network: Network, onSent?: () => void): Fetch {
   const agents = new Map<string, Agent>();
   let tls: { secureContext?: SecureContext } | undefined;
-  const route = async (url: URL): Promise<Route> => {
+  const newRoute = async (url: URL): Promise<Route> => {
     const module = url.protocol === 'https:' ? await import('node:https') : http;
     const choice = proxyFor(url, network.proxy);
     // The configuration refuses a bad proxy setting before any request; this is only a backstop.
@@ -45,8 +49,17 @@ export function createNodeFetch(network: Network, onSent?: () => void): Fetch {
         : new module.Agent({ keepAlive: true, ...tls });
       agents.set(key, agent);
     }
-    return { request: module.request as typeof http.request, agent, proxy };
+    return { url, request: module.request as typeof http.request, agent, proxy };
   };
+  // The settings a route depends on are fixed for the run: each URL is parsed and routed once, and later requests
+  // to it go out without waiting on anything.
+  const routes = new Map<string, Route>();
+  const route = (href: string): Route | Promise<Route> =>
+    routes.get(href) ??
+    newRoute(new URL(href)).then((found) => {
+      if (routes.size < MAX_ROUTES) routes.set(href, found);
+      return found;
+    });
   return (input, init) => nodeFetch(route, { caFile: network.extraCa?.file, onSent }, input, init);
 }
 
@@ -61,14 +74,15 @@ async function trustedAuthorities(extraCa: Network['extraCa']): Promise<{ secure
 }
 
 async function nodeFetch(
-  route: (url: URL) => Promise<Route>,
+  route: (href: string) => Route | Promise<Route>,
   { caFile, onSent }: { caFile: string | undefined; onSent: (() => void) | undefined },
   input: string | URL | Request,
   init: RequestInit = {},
 ): Promise<Response> {
-  const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+  const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
   const headers = headerRecord(init.headers);
-  const { request, agent, proxy } = await route(url);
+  const found = route(href);
+  const { url, request, agent, proxy } = found instanceof Promise ? await found : found;
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(
       url,
@@ -108,7 +122,7 @@ function headerRecord(init: RequestInit['headers']): Record<string, string> {
     init instanceof LightHeaders
       ? init
       : new LightHeaders(init as Iterable<[string, string]> | Record<string, string> | undefined);
-  checked.forEach((value, key) => (headers[key] = value));
+  for (const [key, value] of checked) headers[key] = value;
   return headers;
 }
 
