@@ -4,7 +4,8 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { getEventListeners } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createNodeFetch } from '../src/api/http-fetch.js';
 import { tempDir } from './support/run-agent.js';
 import { makeCertificates } from './support/tls.js';
@@ -116,5 +117,46 @@ describe('nodeFetch, the SDK transport', () => {
     controller.abort();
     await expect(pending).rejects.toThrow(/abort/i);
     await expect(nodeFetch('http://127.0.0.1:9/closed')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('gives a request aborted before it is sent the error node:http gives it', async () => {
+    const port = await listen(createHttpServer(() => {}));
+    const early = new AbortController();
+    early.abort('stopped');
+    await expect(nodeFetch(`http://127.0.0.1:${port}/hang`, { signal: early.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+      code: 'ABORT_ERR',
+      message: 'The operation was aborted',
+      cause: 'stopped',
+    });
+  });
+
+  it('stops a body that is still streaming when aborted, and lets go of the signal once the request is over', async () => {
+    let serverSawClose = false;
+    const port = await listen(
+      createHttpServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('event: ping\n\n');
+        req.socket.on('close', () => (serverSawClose = true));
+      }),
+    );
+    const controller = new AbortController();
+    const response = await nodeFetch(`http://127.0.0.1:${port}/stream`, { signal: controller.signal });
+    const chunks = (response.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    expect(Buffer.from((await chunks.next()).value!).toString()).toBe('event: ping\n\n');
+    const next = chunks.next();
+    controller.abort();
+    // What node:http's own `signal` option gives a body cut short: the socket is destroyed under it.
+    await expect(next).rejects.toMatchObject({ code: 'ECONNRESET', message: 'aborted' });
+    await vi.waitFor(() => expect(serverSawClose).toBe(true));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('removes its abort listener when a request completes', async () => {
+    const port = await listen(createHttpServer(echo));
+    const controller = new AbortController();
+    const response = await nodeFetch(`http://127.0.0.1:${port}/done`, { method: 'POST', signal: controller.signal });
+    await response.text();
+    await vi.waitFor(() => expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0));
   });
 });

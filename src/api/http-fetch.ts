@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
 import type { SecureContext } from 'node:tls';
 import type { NetworkSettings } from '../config.js';
+import { destroyOnAbort } from './abort-request.js';
 import { LightHeaders, LightResponse } from './light-fetch-types.js';
 import { isTlsError, ProxyRefused, ProxyUnreachable, TlsFailure } from './network-errors.js';
 import { displayProxy, proxyFor } from './proxy-settings.js';
@@ -84,16 +85,13 @@ async function nodeFetch(
   const found = route(href);
   const { url, request, agent, proxy } = found instanceof Promise ? await found : found;
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = request(
-      url,
-      { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) },
-      (response) => {
-        if (proxy && response.statusCode === 407) {
-          response.resume();
-          reject(refusal(proxy, url, 407, response.statusMessage ?? '', false));
-        } else resolve(response);
-      },
-    );
+    const req = request(url, { method: init.method ?? 'GET', headers, agent }, (response) => {
+      if (proxy && response.statusCode === 407) {
+        response.resume();
+        reject(refusal(proxy, url, 407, response.statusMessage ?? '', false));
+      } else resolve(response);
+    });
+    destroyOnAbort(req, init.signal);
     watchProxy(req, { url, proxy, caFile }, reject);
     if (onSent) req.once('finish', onSent);
     const body = init.body;
