@@ -148,6 +148,9 @@ type Retried =
   | { ok: true; message: Anthropic.Message }
   | { ok: false; failure: ModelFailure; reason?: SwitchReason | undefined };
 
+// The header MessageStream adds, so that the request on the wire stays what it was; the SDK only reads it.
+const STREAM_HELPER_HEADERS = Object.freeze({ 'x-stainless-helper-method': 'stream' });
+
 /**
  * The raw event stream, accumulated here: the SDK's MessageStream copies the message and notifies its listeners on
  * every event. Failures come out as MessageStream's would, so retries read them the same.
@@ -161,8 +164,7 @@ async function streamedMessage(
   // The same body MessageStream sends; its parameter type only also admits the SDK's own parsing helpers.
   const body = { ...request, stream: true } as Anthropic.MessageCreateParamsStreaming;
   try {
-    // The header MessageStream adds, so that the request on the wire stays what it was.
-    const stream = await client.create(body, { signal, headers: { 'x-stainless-helper-method': 'stream' } });
+    const stream = await client.create(body, { signal, headers: STREAM_HELPER_HEADERS });
     const accumulator = new MessageAccumulator();
     for await (const event of stream) {
       accumulator.add(event);
@@ -195,6 +197,12 @@ function forwardDelta(event: Anthropic.MessageStreamEvent, emit: EventSink): voi
 class OwnCredentialsClient extends BaseAnthropic {
   protected override _shouldResolveDefaultCredentials(): boolean {
     return false;
+  }
+
+  // The credential travels in the default headers (sdkCredentials below), and the client has none of its own to look
+  // up: the SDK's lookup would await three steps on every request to add nothing.
+  protected override async authHeaders(): Promise<undefined> {
+    return undefined;
   }
 }
 
