@@ -41,6 +41,14 @@ describe("a request's records", () => {
     expect(typesIn(path)).toEqual(['session', 'message', 'request']);
   });
 
+  it('are written by the flush of an exit that cannot wait, though the request is not out yet', () => {
+    const path = sessionPath();
+    const log = logInto(path, [{ role: 'user', content: 'the task' }]);
+    log.onEvent({ type: 'request_start', turn: 1 });
+    log.flush();
+    expect(typesIn(path)).toEqual(['session', 'message', 'request']);
+  });
+
   it('come before whatever the run records next, and carry only the messages the request carried', () => {
     const path = sessionPath();
     const conversation: Anthropic.MessageParam[] = [{ role: 'user', content: 'the task' }];

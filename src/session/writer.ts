@@ -108,7 +108,7 @@ export class SessionLog {
       case 'tool_start':
         // The reply that asked for the command has just joined the conversation; it is on disk before the command runs.
         this.sync();
-        this.flush();
+        this.writePending();
         break;
       case 'tool_results':
         // The results go out with the request that carries them, which follows before anything waits.
@@ -168,7 +168,7 @@ export class SessionLog {
 
   close(): void {
     this.requestSent();
-    this.flush();
+    this.writePending();
     for (const file of this.files) {
       if (file.fd !== undefined) closeQuietly(file.fd);
       file.fd = undefined;
@@ -188,7 +188,7 @@ export class SessionLog {
       this.written++;
       this.write({ type: 'message', message: resumable(message, this.setup.redactor) }, true);
     }
-    if (!hold) this.flush();
+    if (!hold) this.writePending();
   }
 
   /**
@@ -201,12 +201,18 @@ export class SessionLog {
     const line = this.stamp(record, this.lastTs);
     this.backlog?.push(line);
     this.pending += line;
-    if (!hold) this.flush();
-    else this.flushSoon ??= setImmediate(() => this.flush());
+    if (!hold) this.writePending();
+    else this.flushSoon ??= setImmediate(() => this.writePending());
+  }
+
+  /** Everything held, the records of a request not yet out included, written now: for an exit that cannot wait. */
+  flush(): void {
+    this.requestSent();
+    this.writePending();
   }
 
   /** Writes the records not written yet, in one call per file; a file that can start starts with them. */
-  flush(): void {
+  private writePending(): void {
     if (this.flushSoon !== undefined) clearImmediate(this.flushSoon);
     this.flushSoon = undefined;
     if (this.pending === '') return;
