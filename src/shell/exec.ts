@@ -199,6 +199,9 @@ export class Shell {
       ...(this.options.createMask ? { mask: this.options.createMask() } : {}),
     });
     const cleaners: Record<StreamName, OutputCleaner> = { stdout: new OutputCleaner(), stderr: new OutputCleaner() };
+    // Before and after: a group left behind that empties while the model thinks is forgotten before the command,
+    // during which an interrupt may signal every group still tracked. Both cost nothing when none is left behind.
+    this.groups.prune();
     let outcome: GroupRunResult;
     try {
       outcome = await runInGroup({

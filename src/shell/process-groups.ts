@@ -73,8 +73,7 @@ export class ProcessGroups {
   /**
    * Forget groups that have no process left. A pid number is never reused while its group still
    * has members, but once the group is empty the number may be handed to a stranger's group, so
-   * empty groups must not be signalled later. Called once after each command (only killAll
-   * signals tracked groups): a group that empties in between is forgotten after the next one.
+   * empty groups must not be signalled later. Called before and after each command.
    */
   prune(): void {
     for (const pgid of this.groups) {
