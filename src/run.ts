@@ -32,8 +32,8 @@ interface RunInput {
   startedAt: number;
   /** With --json-schema: the answer's format, already checked. */
   structured?: StructuredAnswer;
-  /** The run's session: where the system prompt and tools of the run are recorded, and told when a request is out. */
-  session: { describe(shape: { system: string; tools: Anthropic.Tool[] }): void; requestSent(): void };
+  /** The run's session: where the system prompt and tools of the run are recorded. */
+  session: { describe(shape: { system: string; tools: Anthropic.Tool[] }): void };
   /** Where the run records itself while it lives (the state directory's `running`), or undefined for nowhere. */
   runRecords: string | undefined;
   /** What the commands may see, and the redactor that the tool results pass through on their way to the model. */
@@ -68,12 +68,8 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   };
   const shape = requestShape(config, toolbox.specs, structured);
   input.session.describe({ system: shape.system.map((block) => block.text).join('\n\n'), tools: toolbox.specs });
-  // The session's records of the request, and the shell, wait until the request is on its way: the model's answer
-  // takes far longer than either.
-  const onRequestSent = () => {
-    input.session.requestSent();
-    void shell.open().catch(() => {});
-  };
+  // The shell opens while the first request is on its way: the model's answer takes far longer than that.
+  const onRequestSent = () => void shell.open().catch(() => {});
   const extras = structured?.extras;
   const model = createModelCall({ config, shape, emit: countingEmit, stats, extras, onRequestSent });
   const callModel = withCostLimit(model, config.budget, stats, stop);

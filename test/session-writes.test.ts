@@ -1,6 +1,5 @@
 // When the session writer's records reach the file: the records of one step together, and all of them before the
-// run waits on anything (the model's answer once the request is out, a command), so that a run killed while it waits
-// has them on disk.
+// run waits on anything (the model, a command), so that a run killed while it waits has them on disk.
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,12 +55,10 @@ const commandEnd = {
 } as const;
 
 describe('the session writer', () => {
-  it('has the reply on disk before its command runs, and the results and the request once the request is out', () => {
+  it('has the reply on disk before its command runs, and the results and the request before the request goes out', () => {
     const conversation: Anthropic.MessageParam[] = [{ role: 'user', content: 'go' }];
     const { log, path, types } = sessionIn(conversation);
     log.onEvent({ type: 'request_start', turn: 1 });
-    // Written out, the request is what the run waits on: its records are on disk from then on.
-    log.requestSent();
     expect(types()).toEqual(['session', 'message', 'request']);
     log.onEvent({ type: 'response', turn: 1, message: reply });
     conversation.push({ role: 'assistant', content: [toolUse] });
@@ -71,7 +68,6 @@ describe('the session writer', () => {
     conversation.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'printed' }] });
     log.onEvent({ type: 'tool_results', message: conversation.at(-1)! });
     log.onEvent({ type: 'request_start', turn: 2 });
-    log.requestSent();
     const whole = [...['session', 'message', 'request', 'response', 'message'], 'command', 'message', 'request'];
     expect(types()).toEqual(whole);
     expect(loadSession(path).messages).toEqual(conversation);

@@ -209,7 +209,7 @@ async function run(setup: RunSetup): Promise<RunReport> {
     registerCleanup: (kill) => cleanups.push(kill),
     startedAt,
     structured,
-    session: { describe: (shape) => session.log.describe(shape), requestSent: () => session.log.requestSent() },
+    session: { describe: (shape) => session.log.describe(shape) },
     runRecords: session.runRecords,
     secrets,
   });

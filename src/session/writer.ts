@@ -8,7 +8,6 @@ import { closeQuietly, dropPartialLastLine } from './file-tail.js';
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type RequestShapeFacts, type UnstampedRecord } from './records.js';
 
 /** How long a request's records wait for the request to get out before they are written all the same. */
-const REQUEST_RECORDS_LATEST_MS = 50;
 
 /** One file the session is written to. */
 export interface SessionFileSpec {
@@ -67,9 +66,6 @@ export class SessionLog {
   private flushSoon: NodeJS.Immediate | undefined;
   /** The time of the latest record: a file that starts with it has its header stamped so. */
   private lastTs = '';
-  /** A request's records, held until it has been written out (requestSent), so that the request never waits for them. */
-  private pendingRequest: { turn: number; messages: number } | undefined;
-  private requestDue: NodeJS.Timeout | undefined;
   /** Told once about each file that cannot be written; the run goes on without it. */
   warn: (message: string) => void = () => {};
 
@@ -90,13 +86,11 @@ export class SessionLog {
 
   readonly onEvent = (event: RunEvent): void => {
     if (this.files.length === 0) return;
-    // Whatever comes next is written after the request's records, as it happened.
-    this.requestSent();
     switch (event.type) {
       case 'request_start':
-        this.pendingRequest = { turn: event.turn, messages: this.setup.conversation.length };
-        // A request that cannot get out (a connection that hangs) does not keep its records from the file for long.
-        this.requestDue = setTimeout(() => this.requestSent(), REQUEST_RECORDS_LATEST_MS).unref();
+        // The messages the request carries, and its record, are on disk before it goes out.
+        this.sync(true);
+        this.write({ type: 'request', turn: event.turn, messages: this.setup.conversation.length });
         break;
       case 'response':
         // A reply that calls a tool is followed, before anything waits, by the command it asks for (or the results).
@@ -108,7 +102,7 @@ export class SessionLog {
       case 'tool_start':
         // The reply that asked for the command has just joined the conversation; it is on disk before the command runs.
         this.sync();
-        this.writePending();
+        this.flush();
         break;
       case 'tool_results':
         // The results go out with the request that carries them, which follows before anything waits.
@@ -144,22 +138,8 @@ export class SessionLog {
     }
   };
 
-  /**
-   * The request announced last is on its way: the messages it carries, and its record, are written now, in one write.
-   * Anything the run records next writes them first, so a request that never went out is recorded all the same.
-   */
-  requestSent(): void {
-    const pending = this.pendingRequest;
-    if (pending === undefined) return;
-    clearTimeout(this.requestDue);
-    this.pendingRequest = undefined;
-    this.sync(true, pending.messages);
-    this.write({ type: 'request', turn: pending.turn, messages: pending.messages });
-  }
-
   /** The last messages and the result, then every file closed. */
   finish(result: ResultObject): void {
-    this.requestSent();
     this.ready = true;
     this.sync(true);
     this.write(result);
@@ -167,8 +147,7 @@ export class SessionLog {
   }
 
   close(): void {
-    this.requestSent();
-    this.writePending();
+    this.flush();
     for (const file of this.files) {
       if (file.fd !== undefined) closeQuietly(file.fd);
       file.fd = undefined;
@@ -180,15 +159,15 @@ export class SessionLog {
    * Writes the messages that joined the conversation since the last look, up to `upTo` of them in all (`hold`: with
    * the next record).
    */
-  private sync(hold = false, upTo = this.setup.conversation.length): void {
+  private sync(hold = false): void {
     const { conversation } = this.setup;
-    if (this.written < upTo) this.grown = true;
-    while (this.written < upTo) {
+    if (this.written < conversation.length) this.grown = true;
+    while (this.written < conversation.length) {
       const message = conversation[this.written]!;
       this.written++;
       this.write({ type: 'message', message: resumable(message, this.setup.redactor) }, true);
     }
-    if (!hold) this.writePending();
+    if (!hold) this.flush();
   }
 
   /**
@@ -201,18 +180,12 @@ export class SessionLog {
     const line = this.stamp(record, this.lastTs);
     this.backlog?.push(line);
     this.pending += line;
-    if (!hold) this.writePending();
-    else this.flushSoon ??= setImmediate(() => this.writePending());
-  }
-
-  /** Everything held, the records of a request not yet out included, written now: for an exit that cannot wait. */
-  flush(): void {
-    this.requestSent();
-    this.writePending();
+    if (!hold) this.flush();
+    else this.flushSoon ??= setImmediate(() => this.flush());
   }
 
   /** Writes the records not written yet, in one call per file; a file that can start starts with them. */
-  private writePending(): void {
+  flush(): void {
     if (this.flushSoon !== undefined) clearImmediate(this.flushSoon);
     this.flushSoon = undefined;
     if (this.pending === '') return;
