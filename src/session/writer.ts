@@ -102,7 +102,6 @@ export class SessionLog {
       case 'tool_start':
         // The reply that asked for the command has just joined the conversation; it is on disk before the command runs.
         this.sync();
-        this.flush();
         break;
       case 'tool_results':
         // The results go out with the request that carries them, which follows before anything waits.
