@@ -59,7 +59,8 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
     if (event.type === 'tool_start') commands++;
     emit(event);
   };
-  const toolbox = bashToolbox(config, shell.open, countingEmit, input.secrets);
+  const guard = createGuardCheck(config, shell.open);
+  const toolbox = bashToolbox(config, guard.check, shell.open, countingEmit, input.secrets);
   const stats: ModelStats = {
     usage: emptyUsage(),
     apiMs: 0,
@@ -68,8 +69,12 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   };
   const shape = requestShape(config, toolbox.specs, structured);
   input.session.describe({ system: shape.system.map((block) => block.text).join('\n\n'), tools: toolbox.specs });
-  // The shell opens while the first request is on its way: the model's answer takes far longer than that.
-  const onRequestSent = () => void shell.open().catch(() => {});
+  // The shell opens and the guard's parser loads while the first request is on its way: the model's answer takes far
+  // longer than that.
+  const onRequestSent = () => {
+    void shell.open().catch(() => {});
+    guard.preload();
+  };
   const extras = structured?.extras;
   const model = createModelCall({ config, shape, emit: countingEmit, stats, extras, onRequestSent });
   const callModel = withCostLimit(model, config.budget, stats, stop);
@@ -110,10 +115,16 @@ function modelTotals(stats: ModelStats): Pick<RunReport, 'model' | 'usage' | 'co
 }
 
 /** The one tool, bash: its commands judged by the guard and run in the run's shell. */
-function bashToolbox(config: Config, openShell: () => Promise<Shell>, emit: EventSink, secrets: RunSecrets) {
+function bashToolbox(
+  config: Config,
+  guard: GuardCheck,
+  openShell: () => Promise<Shell>,
+  emit: EventSink,
+  secrets: RunSecrets,
+) {
   const bash = createBashTool({
     openShell,
-    guard: createGuardCheck(config, openShell),
+    guard,
     maxTimeoutSec: config.maxTimeoutSec,
     defaultTimeoutSec: config.timeoutSec,
     emit,
@@ -134,16 +145,25 @@ function requestShape(config: Config, tools: Anthropic.Tool[], structured: Struc
   return { system: sections.map((text) => ({ type: 'text', text })), tools };
 }
 
-/** The guard's parser loads on the first command, not at start-up. It judges the command where and as it will run. */
-function createGuardCheck(config: Config, openShell: () => Promise<Shell>): GuardCheck {
+/**
+ * The guard's parser loads once the first request is out (preload) or on the first command, not at start-up. It
+ * judges the command where and as it will run.
+ */
+function createGuardCheck(config: Config, openShell: () => Promise<Shell>): { check: GuardCheck; preload: () => void } {
   let guard: Promise<typeof import('./guard/judge.js')> | undefined;
-  return async (command) => {
-    guard ??= import('./guard/judge.js');
-    const { judgeCommand } = await guard;
+  const load = () => (guard ??= import('./guard/judge.js'));
+  const check: GuardCheck = async (command) => {
+    const { judgeCommand } = await load();
     const shell = await openShell();
     const verdict = await judgeCommand(command, config.guard, { cwd: shell.cwd, env: shell.commandEnvironment() });
     return verdict.allowed ? verdict : { allowed: false, reason: verdict.reason };
   };
+  // A parser that fails to load fails the first command, which says so; loading it early says nothing.
+  const preload = () =>
+    void load()
+      .then((judge) => judge.loadParser())
+      .catch(() => {});
+  return { check, preload };
 }
 
 /** The message for people of an ending whose wording depends on the flags. */

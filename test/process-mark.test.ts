@@ -1,12 +1,13 @@
 // killAll finds the processes a shell's commands started even after they left the process group, cleared their
-// environment and lost their parent; and it leaves every other process alone.
+// environment and lost their parent; and it leaves every other process alone, those older than the run first of all.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRunning, pidIn, waitUntil } from './support/processes.js';
 import { Shell, type ShellOptions } from '../src/shell/exec.js';
+import { killMarked, newProcessMark, processStartTicks } from '../src/shell/process-mark.js';
 
 let dir: string;
 let shells: Shell[];
@@ -108,5 +109,34 @@ describe('killAll', () => {
     expect(isRunning(stranger.pid!)).toBe(true);
     other.killAll();
     expect(await gone([theirs])).toBe(true);
+  });
+});
+
+describe('the sweep by start time', () => {
+  const clockTicksNow = () => Math.floor(Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 100);
+
+  it('reads when a process started, whatever its command name holds', async () => {
+    const strange = path.join(dir, 'a) b (c 1 2 3');
+    symlinkSync('/bin/sleep', strange);
+    const before = clockTicksNow();
+    const child = spawn(strange, ['300'], { stdio: 'ignore' });
+    strangers.push(child);
+    await waitUntil(() => readFileSync(`/proc/${child.pid}/stat`, 'latin1').includes('a) b (c'), 2000);
+    const ticks = processStartTicks(child.pid!);
+    expect(ticks).toBeGreaterThanOrEqual(before - 1);
+    expect(ticks).toBeLessThanOrEqual(clockTicksNow() + 1);
+    expect(processStartTicks(2 ** 22 + 1)).toBeUndefined();
+  });
+
+  it('passes by a marked process that started before the given time, and kills one that did not', async () => {
+    const mark = newProcessMark();
+    const marked = spawn('sleep', ['300'], { stdio: 'ignore', env: { ...process.env, [mark.envName]: mark.envValue } });
+    strangers.push(marked);
+    await waitUntil(() => readFileSync(`/proc/${marked.pid}/environ`, 'latin1').includes(mark.envValue), 2000);
+    const born = processStartTicks(marked.pid!)!;
+    expect(killMarked(mark, born + 1)).toBe(0);
+    expect(isRunning(marked.pid!)).toBe(true);
+    expect(killMarked(mark, born)).toBe(1);
+    expect(await gone([marked.pid!])).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OutputCapture } from '../src/shell/output-capture.js';
 import { secretPatterns, SecretMasker, type SecretValue } from '../src/shell/secret-mask.js';
+import { seededRandom } from './support/seeded-random.js';
 
 /** A whole text at once, through the streaming masker the executor uses. */
 function maskText(text: string, secrets: readonly SecretValue[]): string {
@@ -36,15 +37,6 @@ function referenceMask(text: string, secrets: SecretValue[]): string {
   }
   close();
   return out + text.slice(position);
-}
-
-/** A small seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
 }
 
 function streamed(text: string, secrets: SecretValue[], cuts: number[]): string {
@@ -182,7 +174,7 @@ describe('SecretMasker as a stream', () => {
   });
 
   it('gives the same text as the reference for random values, texts and chunkings', () => {
-    const next = random(1234);
+    const next = seededRandom(1234);
     const below = (n: number) => Math.floor(next() * n);
     const pick = (alphabet: string, length: number) =>
       Array.from({ length }, () => alphabet[below(alphabet.length)]).join('');

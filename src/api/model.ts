@@ -9,6 +9,7 @@ import type { ModelFailure } from './failure.js';
 import { createNodeFetch } from './http-fetch.js';
 import { asStreamError, MessageAccumulator } from './message-accumulator.js';
 import { requestCostUsd } from './pricing.js';
+import { readMessageEvents } from './event-reader.js';
 import { checkedFetch } from './response-check.js';
 import { routeSdkWarnings } from './sdk-warnings.js';
 import { classifyFailure, MAX_ATTEMPTS, retryDelayMs, type FailureClass } from './retry.js';
@@ -53,8 +54,7 @@ export type CallModel = (messages: Anthropic.MessageParam[], turn: number, signa
  */
 export function createModelCall({ config, shape, emit, stats, extras, onRequestSent }: ModelSetup): CallModel {
   routeSdkWarnings(emit);
-  let stallWatch: StallWatch | undefined;
-  const client = messagesClient(config, () => stallWatch?.touch(), onRequestSent);
+  const client = messagesClient(config, onRequestSent);
   const warn = (message: string) => emit({ type: 'warning', message });
   const models = new ModelSwitch(config.plans, warn);
   // The system prompt and tools are the same for every request: their breakpoints are placed once.
@@ -67,10 +67,9 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
 
   const attempt = async (request: Anthropic.MessageStreamParams, signal: AbortSignal): Promise<Attempt> => {
     const watch = watchForStall(signal, config.streamIdleMs);
-    stallWatch = watch;
     const started = nowMs();
     try {
-      const message = await streamedMessage(client, request, watch.signal, emit);
+      const message = await streamedMessage(client, request, watch, emit);
       record(stats, request.model, message.usage);
       // Sent back unsigned, it would be refused; a reply whose stream was cut short is asked for again instead.
       if (hasUnsignedThinking(message) && message.stop_reason !== 'max_tokens')
@@ -129,14 +128,14 @@ export function createModelCall({ config, shape, emit, stats, extras, onRequestS
   };
 }
 
-/** The SDK's Messages resource, with our credentials, no retries of its own, and every byte received reported. */
-function messagesClient(config: ModelSetup['config'], onData: () => void, onRequestSent?: () => void): Messages {
+/** The SDK's Messages resource, with our credentials and no retries of its own. */
+function messagesClient(config: ModelSetup['config'], onRequestSent?: () => void): Messages {
   return new Messages(
     new OwnCredentialsClient({
       ...sdkCredentials(config.credentials, config.network.customHeaders),
       baseURL: config.baseURL ?? null,
       maxRetries: 0,
-      fetch: checkedFetch(createNodeFetch(config.network, onRequestSent), onData),
+      fetch: checkedFetch(createNodeFetch(config.network, onRequestSent)),
       // No tracer is ever registered in this process, so the SDK's spans would only cost time on every call.
       openTelemetry: false,
     }),
@@ -152,28 +151,33 @@ type Retried =
 const STREAM_HELPER_HEADERS = Object.freeze({ 'x-stainless-helper-method': 'stream' });
 
 /**
- * The raw event stream, accumulated here: the SDK's MessageStream copies the message and notifies its listeners on
- * every event. Failures come out as MessageStream's would, so retries read them the same.
+ * The raw event stream, read (event-reader.ts) and accumulated here: the SDK's MessageStream copies the message and
+ * notifies its listeners on every event. Every chunk is a sign of life for the stall watch, `ping` events included.
+ * Failures come out as MessageStream's would, so retries read them the same.
  */
 async function streamedMessage(
   client: Messages,
   request: Anthropic.MessageStreamParams,
-  signal: AbortSignal,
+  watch: StallWatch,
   emit: EventSink,
 ): Promise<Anthropic.Message> {
   // The same body MessageStream sends; its parameter type only also admits the SDK's own parsing helpers.
   const body = { ...request, stream: true } as Anthropic.MessageCreateParamsStreaming;
+  const { signal } = watch;
   try {
-    const stream = await client.create(body, { signal, headers: STREAM_HELPER_HEADERS });
+    const response = await client.create(body, { signal, headers: STREAM_HELPER_HEADERS }).asResponse();
     const accumulator = new MessageAccumulator();
-    for await (const event of stream) {
-      accumulator.add(event);
-      forwardDelta(event, emit);
-    }
-    // The SDK's stream ends quietly when aborted; MessageStream reports that as an abort, and so does this.
-    if (signal.aborted) throw new APIUserAbortError();
+    await readMessageEvents(response, {
+      onChunk: watch.touch,
+      onEvent: (event) => {
+        accumulator.add(event);
+        forwardDelta(event, emit);
+      },
+    });
     return accumulator.message();
   } catch (error) {
+    // A stream cut short by an abort ends in whatever the socket says; MessageStream reports it as an abort.
+    if (signal.aborted) throw new APIUserAbortError();
     throw asStreamError(error);
   }
 }

@@ -1,9 +1,7 @@
-// Wraps the SDK's fetch with two checks the SDK does not make. A 200 whose body is not an event stream (a captive
+// Wraps the SDK's fetch with a check the SDK does not make. A 200 whose body is not an event stream (a captive
 // portal's page, a proxy's error page, a wrong ANTHROPIC_BASE_URL) would otherwise read as a stream that "ended
-// without sending any chunks" and be retried; it is not transient, so it fails at once with what came back. And
-// every chunk of the body counts as a sign of life for the stall watch, `ping` events included, which the SDK
-// drops before any event we could listen to.
-import { type LightBody, LightHeaders, LightResponse } from './light-fetch-types.js';
+// without sending any chunks" and be retried; it is not transient, so it fails at once with what came back.
+import type { LightBody } from './light-fetch-types.js';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -23,7 +21,7 @@ export class UnexpectedResponse extends Error {
   }
 }
 
-export function checkedFetch(fetch: Fetch, onBytes: () => void): Fetch {
+export function checkedFetch(fetch: Fetch): Fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
     const body = response.body;
@@ -32,22 +30,8 @@ export function checkedFetch(fetch: Fetch, onBytes: () => void): Fetch {
     if (wantsStream(init) && !contentType.includes('text/event-stream')) {
       throw new UnexpectedResponse(response.status, contentType, await firstWords(body as unknown as LightBody));
     }
-    const counted = countingChunks(body as unknown as LightBody, onBytes);
-    const headers = response.headers as unknown as LightHeaders;
-    return new LightResponse(counted, {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    }) as unknown as Response;
+    return response;
   };
-}
-
-/** The chunks of `body`, each one told to `onChunk` as it passes. */
-async function* countingChunks(body: LightBody, onChunk: () => void): AsyncGenerator<Uint8Array> {
-  for await (const chunk of body) {
-    onChunk();
-    yield chunk;
-  }
 }
 
 /**

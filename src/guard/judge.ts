@@ -37,6 +37,11 @@ const MAX_QUOTED_COMMAND = 200;
 /** The parser, once loaded: later commands are judged without waiting on the module loader. */
 let walker: typeof import('./walk.js') | undefined;
 
+/** Loads the parser ahead of the first command, so that it is judged without waiting on the module loader. */
+export async function loadParser(): Promise<void> {
+  walker ??= await import('./walk.js');
+}
+
 export async function judgeCommand(
   script: string,
   policy: GuardPolicy,

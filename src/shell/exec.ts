@@ -8,7 +8,7 @@ import { OutputCapture, type CapturedOutput } from './output-capture.js';
 import { ProcessGroups } from './process-groups.js';
 import { descriptorsWithoutCloseOnExec } from './inherited-descriptors.js';
 import { registerMark } from './mark-registry.js';
-import { killMarked, markingCommand, newProcessMark } from './process-mark.js';
+import { killMarked, markingCommand, newProcessMark, processStartTicks } from './process-mark.js';
 import { DirectoryRecord } from './directory-record.js';
 import { commandArgument, filesIntact, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
 import type { TextFilter } from './secret-mask.js';
@@ -146,7 +146,8 @@ export class Shell {
   killAll(): void {
     this.groups.killAll();
     if (this.commandCount > this.sweptCommands) {
-      killMarked(this.mark);
+      // Everything that carries the mark descends from this process, so started no earlier than it did.
+      killMarked(this.mark, processStartTicks(process.pid) ?? 0);
       this.sweptCommands = this.commandCount;
     }
     this.unregister?.();

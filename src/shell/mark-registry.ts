@@ -4,9 +4,9 @@
 // Files of live runs (many runs go at once) are left alone, and so is any file that is not a record as a run writes
 // it (run-record.ts).
 // Everything is best effort and synchronous: a registry that cannot be written only loses this safety net.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { killMarked, type ProcessMark } from './process-mark.js';
+import { killMarked, processStartTicks, type ProcessMark } from './process-mark.js';
 import { removeQuietly } from './remove-quietly.js';
 import { isOwnDirectory, readRunRecord, recordFileName, type RunRecord } from './run-record.js';
 
@@ -44,19 +44,15 @@ export function sweepDeadRuns(dir: string, runsParent: string): number {
   for (const name of names) {
     const record = readRunRecord(join(dir, name), runsParent);
     if (record === undefined || startTime(record.pid) === record.started) continue;
-    killed += killMarked(record.mark);
+    killed += killMarked(record.mark, Number(record.started));
     if (record.runDir && isOwnDirectory(record.runDir)) rmSync(record.runDir, { recursive: true, force: true });
     removeQuietly(join(dir, name));
   }
   return killed;
 }
 
-/** Field 22 of /proc/<pid>/stat; undefined when there is no such process (or no /proc). */
+/** When the process started, as a run's record keeps it; undefined when there is no such process (or no /proc). */
 function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
+  const ticks = processStartTicks(pid);
+  return ticks === undefined ? undefined : String(ticks);
 }

@@ -9,6 +9,8 @@
 //   limit); `env -i` drops it.
 // A stranger's process carries neither, so it is never signalled. Without /proc (not Linux) nothing is found, and
 // only the process groups are killed. All calls are synchronous so they can run from `process.on('exit')`.
+// A process that started before the run cannot descend from its commands: its start time (one small /proc read) is
+// enough to pass it by, and the sweep reads a process's limits and environment only when it is younger.
 import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
 import { randomBytesFromKernel } from '../random.js';
 
@@ -55,8 +57,11 @@ export function markingCommand(mark: ProcessMark): string {
   return `ulimit -S -x ${mark.locksLimit} 2>/dev/null`;
 }
 
-/** SIGKILL every process that carries the mark, and return how many were signalled. */
-export function killMarked(mark: ProcessMark): number {
+/**
+ * SIGKILL every process that carries the mark and started no earlier than `bornSince` (clock ticks since boot, as
+ * processStartTicks gives them: the run's own start), and return how many were signalled.
+ */
+export function killMarked(mark: ProcessMark, bornSince: number): number {
   const limitValue = String(mark.locksLimit);
   const envEntry = Buffer.from(`${mark.envName}=${mark.envValue}\0`);
   const signalled = new Set<number>();
@@ -64,6 +69,8 @@ export function killMarked(mark: ProcessMark): number {
     const before = signalled.size;
     for (const pid of processIds()) {
       if (signalled.has(pid)) continue;
+      const born = processStartTicks(pid);
+      if (born === undefined || born < bornSince) continue;
       if (!hasLocksLimit(pid, limitValue) && !hasEnvEntry(pid, envEntry)) continue;
       try {
         process.kill(pid, 'SIGKILL');
@@ -92,6 +99,19 @@ function processIds(): number[] {
     if (pid !== process.pid) pids.push(pid);
   }
   return pids;
+}
+
+/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot; undefined when it cannot be read. */
+export function processStartTicks(pid: number): number | undefined {
+  const stat = readProcFile(pid, 'stat');
+  if (stat === null) return undefined;
+  // The command name (field 2) is in parentheses and may hold anything, a ')' included: the fields after it count.
+  const fields = stat
+    .subarray(stat.lastIndexOf(')') + 2)
+    .toString('latin1')
+    .split(' ');
+  const ticks = Number(fields[19]);
+  return Number.isSafeInteger(ticks) ? ticks : undefined;
 }
 
 /** True when the process's soft RLIMIT_LOCKS, as /proc/<pid>/limits shows it, is exactly `value`. */

@@ -1,0 +1,23 @@
+// The guard's parser is not part of start-up, but neither does the first command wait for it: it loads while the
+// first request is out, in the time the model takes to answer.
+import { basename } from 'node:path';
+import { expect, it } from 'vitest';
+import { chunksLoaded } from './support/chunks-loaded.js';
+import { answer, bash } from './support/run-agent.js';
+import { useServer } from './support/use-server.js';
+
+const serve = useServer();
+/** The guard's walker, which the bundle keeps in a chunk of its own with the parser beneath it. */
+const holdsParser = (path: string) => basename(path).startsWith('walk-');
+
+it('loads the parser while the first request is out: a run that never runs a command has it', async () => {
+  const slowAnswer = { ...answer('no command needed'), delayMs: 400 };
+  const loaded = await chunksLoaded(['say hello'], await serve([slowAnswer]));
+  expect(loaded.filter(holdsParser)).toHaveLength(1);
+});
+
+it('loads it once, however many commands are judged', async () => {
+  const loaded = await chunksLoaded(['run them'], await serve([bash('true'), bash('echo a | cat'), answer('done')]));
+  expect(loaded.filter(holdsParser)).toHaveLength(1);
+  expect(new Set(loaded).size).toBe(loaded.length);
+});
