@@ -87,6 +87,8 @@ async function startShell({ config, runDir, runRecords, secrets, sandbox }: Shel
     defaultTimeoutSec: config.timeoutSec,
     maxTimeoutSec: config.maxTimeoutSec,
     spillDir,
+    // run.ts removes the run's directory right after disposing of the shell, and a hard exit removes it too.
+    spillDirRemovedAfter: true,
     ...(sandbox ? { wrap: sandbox.wrap, afterCommand: sandbox.afterCommand } : {}),
     passEnv: secrets.passEnv,
     ...(secrets.createMask ? { createMask: secrets.createMask } : {}),

@@ -72,7 +72,10 @@ function ourEvents(chunks: Buffer[]): ServerSentEvent[] {
 }
 
 function response(chunks: Array<string | Buffer>, headers: Record<string, string> = {}): Response {
-  const body = Readable.from(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
+  const body = Readable.from(
+    chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)),
+    { objectMode: false },
+  );
   return new LightResponse(body as never, { headers: new LightHeaders(headers) }) as unknown as Response;
 }
 
@@ -130,7 +133,10 @@ describe('reading a streamed response', () => {
   });
 
   it('fails on data that is not JSON, and stops reading the stream', async () => {
-    const body = Readable.from([Buffer.from('event: content_block_delta\ndata: {"cut\n\n'), Buffer.from(sse('x', {}))]);
+    const body = Readable.from(
+      [Buffer.from('event: content_block_delta\ndata: {"cut\n\n'), Buffer.from(sse('x', {}))],
+      { objectMode: false },
+    );
     const failure = await read(new LightResponse(body as never) as unknown as Response).catch((caught) => caught);
     expect(failure).toBeInstanceOf(SyntaxError);
     expect(body.destroyed).toBe(true);

@@ -21,7 +21,9 @@ export function readMessageEvents(response: Response, { onChunk, onEvent }: Even
   if (!isNodeReadable(body)) return Promise.reject(new TypeError('the response body is not a Node stream'));
   const headers = response.headers;
   return new Promise((resolve, reject) => {
-    const text = new TextDecoder('utf-8', { ignoreBOM: true });
+    // Decoded by the stream itself (its string decoder keeps a character cut between chunks whole), with no byte
+    // order mark taken away: the decoder drops one where the SDK does, at the start of a line.
+    body.setEncoding('utf8');
     const events = new EventStreamDecoder((message) => {
       const event = parsedEvent(message, headers);
       if (event) onEvent(event);
@@ -36,17 +38,16 @@ export function readMessageEvents(response: Response, { onChunk, onEvent }: Even
       body.destroy();
       reject(error);
     };
-    const onData = (chunk: Buffer): void => {
+    const onData = (chunk: string): void => {
       onChunk();
       try {
-        events.write(text.decode(chunk, { stream: true }));
+        events.write(chunk);
       } catch (error) {
         fail(error);
       }
     };
     const onEnd = (): void => {
       try {
-        events.write(text.decode());
         events.end();
       } catch (error) {
         return fail(error);

@@ -19,12 +19,24 @@ export class EventStreamDecoder {
 
   constructor(private readonly dispatch: (event: ServerSentEvent) => void) {}
 
-  // Line ends are found with indexOf, not by walking the text in JavaScript: a loop over every character is
-  // optimised, then thrown away, again and again as the chunks change shape.
+  // Line ends are found by the engine (split, indexOf), not by walking the text in JavaScript: a loop over every
+  // character is optimised, then thrown away, again and again as the chunks change shape.
   write(chunk: string): void {
     const text = this.pending === '' ? chunk : this.pending + chunk;
-    let start = this.afterCR && text.startsWith('\n') ? 1 : 0;
+    const from = this.afterCR && text.startsWith('\n') ? 1 : 0;
     this.afterCR = false;
+    if (text.indexOf('\r', from) === -1) {
+      const lines = (from === 0 ? text : text.slice(from)).split('\n');
+      this.pending = lines.pop()!;
+      for (const line of lines) this.line(line);
+      return;
+    }
+    this.pending = this.splitAnyEnding(text, from);
+  }
+
+  /** Reads the lines of `text` from `start`, whatever ends them; returns what follows the last line end. */
+  private splitAnyEnding(text: string, from: number): string {
+    let start = from;
     let lf = text.indexOf('\n', start);
     let cr = text.indexOf('\r', start);
     while (lf !== -1 || cr !== -1) {
@@ -38,7 +50,7 @@ export class EventStreamDecoder {
       }
       if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
     }
-    this.pending = start === 0 ? text : text.slice(start);
+    return text.slice(start);
   }
 
   /** The stream has ended: its last line, unterminated, is read, but an event it leaves open is not dispatched. */

@@ -1,5 +1,4 @@
-import { mkdtempSync, realpathSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -29,6 +28,11 @@ export interface ShellOptions {
   maxChars?: number;
   /** Where full-output files go (os.tmpdir() by default); one file per command that overflowed. */
   spillDir?: string;
+  /**
+   * The caller removes spillDir, with everything in it, once the shell is disposed: dispose() then leaves the shell's
+   * private directory, which it made there, to that removal instead of walking it a first time.
+   */
+  spillDirRemovedAfter?: boolean;
   /** A directory where the run's process mark and spillDir are kept while it lives, so that a later run can clean up after it. */
   markRegistry?: string;
   /**
@@ -162,7 +166,8 @@ export class Shell {
     const dir = this.files?.stateDir;
     this.files = null;
     this.record?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    // Synchronous: the promise API's module and the thread pool's round trips cost more than these few files.
+    if (dir && !this.options.spillDirRemovedAfter) rmSync(dir, { recursive: true, force: true });
   }
 
   /** The directory, bookkeeping scripts and argv of the command, or why it cannot run. */

@@ -11,7 +11,7 @@
 // only the process groups are killed. All calls are synchronous so they can run from `process.on('exit')`.
 // A process that started before the run cannot descend from its commands: its start time (one small /proc read) is
 // enough to pass it by, and the sweep reads a process's limits and environment only when it is younger.
-import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytesFromKernel } from '../random.js';
 
 export interface ProcessMark {
@@ -63,7 +63,7 @@ export function markingCommand(mark: ProcessMark): string {
  */
 export function killMarked(mark: ProcessMark, bornSince: number): number {
   const limitValue = String(mark.locksLimit);
-  const envEntry = Buffer.from(`${mark.envName}=${mark.envValue}\0`);
+  const envEntry = `${mark.envName}=${mark.envValue}\0`;
   const signalled = new Set<number>();
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const before = signalled.size;
@@ -106,11 +106,7 @@ export function processStartTicks(pid: number): number | undefined {
   const stat = readProcFile(pid, 'stat');
   if (stat === null) return undefined;
   // The command name (field 2) is in parentheses and may hold anything, a ')' included: the fields after it count.
-  const fields = stat
-    .subarray(stat.lastIndexOf(')') + 2)
-    .toString('latin1')
-    .split(' ');
-  const ticks = Number(fields[19]);
+  const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
   return Number.isSafeInteger(ticks) ? ticks : undefined;
 }
 
@@ -121,45 +117,29 @@ function hasLocksLimit(pid: number, value: string): boolean {
   const at = limits.indexOf(LOCKS_LINE);
   if (at === -1) return false;
   let start = at + LOCKS_LINE.length;
-  while (limits[start] === 32) start++;
-  return limits.subarray(start, start + value.length + 1).toString('latin1') === `${value} `;
+  while (limits.charCodeAt(start) === 32) start++;
+  return limits.startsWith(`${value} `, start);
 }
 
 /** True when the NUL-separated environment block holds `entry` (which ends in NUL) as one whole entry. */
-function hasEnvEntry(pid: number, entry: Buffer): boolean {
+function hasEnvEntry(pid: number, entry: string): boolean {
   const environ = readProcFile(pid, 'environ');
   if (environ === null) return false;
   for (let at = environ.indexOf(entry); at !== -1; at = environ.indexOf(entry, at + 1)) {
-    if (at === 0 || environ[at - 1] === 0) return true;
+    if (at === 0 || environ.charCodeAt(at - 1) === 0) return true;
   }
   return false;
 }
 
-let scratch = Buffer.alloc(64 * 1024);
-
 /**
- * The file's bytes, in a buffer reused by the next call; null when it cannot be read (the process exited, or is
- * not ours). Read into one buffer rather than with readFileSync, which reads a /proc file (size 0) twice over and
- * makes the kernel generate it each time: a sweep costs a fifth as much.
+ * The file as text; null when it cannot be read (the process exited, or is not ours). Read as UTF-8, the one
+ * encoding Node reads a file in with a single call into its runtime (open, read to the end, close): a sweep passes
+ * every process on the machine, and this is most of what it costs. The marks are ASCII, and a NUL stays a NUL.
  */
-function readProcFile(pid: number, name: string): Buffer | null {
-  let fd: number;
+function readProcFile(pid: number, name: string): string | null {
   try {
-    fd = openSync(`/proc/${pid}/${name}`, 'r');
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8');
   } catch {
     return null;
-  }
-  try {
-    let length = 0;
-    for (;;) {
-      if (length === scratch.length) scratch = Buffer.concat([scratch, Buffer.alloc(scratch.length)]);
-      const read = readSync(fd, scratch, length, scratch.length - length, null);
-      if (read === 0) return scratch.subarray(0, length);
-      length += read;
-    }
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
   }
 }

@@ -161,6 +161,8 @@ function readOutput(child: ChildProcess, onData: GroupRunOptions['onData']) {
     stream.on('data', (bytes: Buffer) => onData(name, bytes));
     stream.on('error', () => {});
     const onDone = (): void => {
+      // 'end' and then 'close': the second changes nothing, and resolving twice costs the engine a rejection check.
+      if (ended.has(stream)) return;
       ended.add(stream);
       markEnded();
     };
