@@ -11,7 +11,8 @@ import { tempDir } from '../test/support/run-agent.js';
 import { measureCachingBill, measureFloodRss, measureLongRun } from './conversations.js';
 import type { Figure } from './figures.js';
 import { measureSandboxPerTurn } from './sandbox.js';
-import { measurePerTurn, measureStartup } from './startup.js';
+import { measurePerTurn } from './per-turn.js';
+import { measureStartup } from './startup.js';
 import { measureBinary } from './binary.js';
 import { measureTurnBreakdown } from './turn-breakdown.js';
 

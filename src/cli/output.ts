@@ -52,6 +52,8 @@ export async function openOutput(
     redactor,
     ...(spinner ? { spinner } : {}),
   });
+  // A run stopped hard (a second signal) leaves by process.exit: a command's echo held back still goes out.
+  registerCleanup(human.flush);
   const sinks: EventSink[] = [human.onEvent];
   if (config.outputFormat === 'stream-json') {
     const init = {

@@ -31,6 +31,13 @@ interface HumanOptions {
 
 type ToolEnd = Extract<RunEvent, { type: 'tool_end' }>;
 
+/**
+ * Off a terminal, how long a command's echo waits for the command to end, so that a quick command's echo, preview
+ * and status go out in one write (one wake-up of whoever reads stderr, not two). Anything printed meanwhile, or the
+ * command running longer, writes it at once; no one reading a log can tell 50 ms.
+ */
+const ECHO_HOLD_MS = 50;
+
 export function createHumanRenderer(options: HumanOptions): HumanRenderer {
   return new HumanRenderer(options);
 }
@@ -58,12 +65,14 @@ export class HumanRenderer {
    * one, pieces go out at once, so that they stay in order with the spinner's own drawing.
    */
   private unwritten = '';
+  private echoHold: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: HumanOptions) {}
 
   readonly onEvent = (event: RunEvent): void => {
     this.show(event);
-    this.writeOut();
+    if (event.type === 'tool_start' && !this.options.spinner) this.holdEcho();
+    else this.writeOut();
   };
 
   private show(event: RunEvent): void {
@@ -106,6 +115,9 @@ export class HumanRenderer {
         return this.onToolEnd({ ...event, content: plain(event.content) });
     }
   }
+
+  /** Writes out a command's echo still held back (see ECHO_HOLD_MS): for an exit that comes before end(). */
+  readonly flush = (): void => this.writeOut();
 
   /** The run is over: the spinner goes, a command still on it is written out, the line is ended. */
   end(): void {
@@ -223,7 +235,16 @@ export class HumanRenderer {
     if (this.live && this.atLineStart) spinner.start(this.live.label, this.live.since);
   }
 
+  private holdEcho(): void {
+    if (this.unwritten === '' || this.echoHold) return;
+    this.echoHold = setTimeout(() => this.writeOut(), ECHO_HOLD_MS);
+    // A run that ends meanwhile writes the echo from end(); the timer alone does not keep it alive.
+    this.echoHold.unref();
+  }
+
   private writeOut(): void {
+    clearTimeout(this.echoHold);
+    this.echoHold = undefined;
     if (this.unwritten === '') return;
     const text = this.unwritten;
     this.unwritten = '';
