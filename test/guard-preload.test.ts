@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { expect, it } from 'vitest';
 import { chunksLoaded } from './support/chunks-loaded.js';
 import { answer, bash } from './support/run-agent.js';
+import type { Turn } from './support/server.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
@@ -11,7 +12,12 @@ const serve = useServer();
 const holdsParser = (path: string) => basename(path).startsWith('walk-');
 
 it('loads the parser while the first request is out: a run that never runs a command has it', async () => {
-  const slowAnswer = { ...answer('no command needed'), delayMs: 400 };
+  const slowAnswer: Turn = {
+    kind: 'message',
+    content: [{ type: 'text', text: 'no command needed' }],
+    stop_reason: 'end_turn',
+    delayMs: 400,
+  };
   const loaded = await chunksLoaded(['say hello'], await serve([slowAnswer]));
   expect(loaded.filter(holdsParser)).toHaveLength(1);
 });
