@@ -3,6 +3,7 @@
 import { APIError } from '@anthropic-ai/sdk/core/error';
 import { Stream } from '@anthropic-ai/sdk/core/streaming';
 import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { describe, expect, it } from 'vitest';
 import { readMessageEvents } from '../src/api/event-reader.js';
 import { EventStreamDecoder, type ServerSentEvent } from '../src/api/event-stream.js';
@@ -34,16 +35,25 @@ const PIECES = [
   '\r\r',
 ];
 
-function randomStream(next: () => number): string {
-  let text = '';
+/** Bytes that are not UTF-8: a lone continuation byte, a sequence cut short, a byte that never starts one. */
+const INVALID = [Buffer.from([0x80]), Buffer.from([0xe2, 0x82]), Buffer.from([0xff])];
+
+function randomStream(next: () => number): Buffer {
+  const parts: Buffer[] = [];
   const pieces = Math.floor(next() * 60);
-  for (let i = 0; i < pieces; i++) text += PIECES[Math.floor(next() * PIECES.length)];
-  return text;
+  for (let i = 0; i < pieces; i++) {
+    parts.push(
+      next() < 0.05
+        ? INVALID[Math.floor(next() * INVALID.length)]!
+        : Buffer.from(PIECES[Math.floor(next() * PIECES.length)]!),
+    );
+  }
+  return Buffer.concat(parts);
 }
 
 /** The bytes of `text`, cut at random byte offsets: a cut may fall inside a character or between CR and LF. */
-function randomChunks(text: string, next: () => number): Buffer[] {
-  const bytes = Buffer.from(text);
+function randomChunks(text: string | Buffer, next: () => number): Buffer[] {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
   const chunks: Buffer[] = [];
   let from = 0;
   while (from < bytes.length) {
@@ -64,9 +74,10 @@ async function sdkEvents(chunks: Buffer[]): Promise<ServerSentEvent[]> {
 function ourEvents(chunks: Buffer[]): ServerSentEvent[] {
   const events: ServerSentEvent[] = [];
   const decoder = new EventStreamDecoder((event) => events.push(event));
-  const text = new TextDecoder('utf-8', { ignoreBOM: true });
-  for (const chunk of chunks) decoder.write(text.decode(chunk, { stream: true }));
-  decoder.write(text.decode());
+  // As the reader decodes: the stream's own string decoder (setEncoding).
+  const text = new StringDecoder('utf8');
+  for (const chunk of chunks) decoder.write(text.write(chunk));
+  decoder.write(text.end());
   decoder.end();
   return events;
 }
@@ -87,12 +98,14 @@ async function read(res: Response): Promise<{ events: unknown[]; chunks: number 
 }
 
 describe('the event stream decoder', () => {
-  it('reads 3,000 random streams, cut at random, exactly as the SDK does', async () => {
+  it('reads 3,000 random streams, some not UTF-8, cut at random, exactly as the SDK does', async () => {
     const next = seededRandom(20261202);
     for (let round = 0; round < 3000; round++) {
       const text = randomStream(next);
       const chunks = randomChunks(text, next);
-      expect(ourEvents(chunks), JSON.stringify({ round, text })).toEqual(await sdkEvents(chunks));
+      expect(ourEvents(chunks), JSON.stringify({ round, text: text.toString('latin1') })).toEqual(
+        await sdkEvents(chunks),
+      );
     }
   });
 
@@ -106,6 +119,13 @@ describe('the event stream decoder', () => {
     ]);
     expect(ourEvents(randomChunks(text, () => 0))).toEqual(whole);
     expect(whole).toEqual(await sdkEvents([Buffer.from(text)]));
+  });
+
+  it('keeps a CR that ended one text when an empty one comes between', () => {
+    const events: ServerSentEvent[] = [];
+    const decoder = new EventStreamDecoder((event) => events.push(event));
+    for (const text of ['event: a\r', '', '\ndata: 1\n\n']) decoder.write(text);
+    expect(events).toEqual([{ event: 'a', data: '1' }]);
   });
 });
 
@@ -165,6 +185,14 @@ describe('reading a streamed response', () => {
     const cut = read(new LightResponse(closed as never) as unknown as Response);
     closed.destroy();
     expect(await cut.catch((caught: { code?: string }) => caught.code)).toBe('ERR_STREAM_PREMATURE_CLOSE');
+  });
+
+  it('fails at once on a body that has already closed, rather than waiting for an end that cannot come', async () => {
+    const closed = new Readable({ read() {} });
+    closed.destroy();
+    await new Promise((resolve) => closed.once('close', resolve));
+    const failure = await read(new LightResponse(closed as never) as unknown as Response).catch((caught) => caught);
+    expect((failure as { code?: string }).code).toBe('ERR_STREAM_PREMATURE_CLOSE');
   });
 
   it('reads a character cut between two chunks whole', async () => {

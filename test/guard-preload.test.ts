@@ -3,7 +3,6 @@
 import { basename } from 'node:path';
 import { expect, it } from 'vitest';
 import { chunksLoaded } from './support/chunks-loaded.js';
-import { answer, bash } from './support/run-agent.js';
 import type { Turn } from './support/server.js';
 import { useServer } from './support/use-server.js';
 
@@ -20,10 +19,4 @@ it('loads the parser while the first request is out: a run that never runs a com
   };
   const loaded = await chunksLoaded(['say hello'], await serve([slowAnswer]));
   expect(loaded.filter(holdsParser)).toHaveLength(1);
-});
-
-it('loads it once, however many commands are judged', async () => {
-  const loaded = await chunksLoaded(['run them'], await serve([bash('true'), bash('echo a | cat'), answer('done')]));
-  expect(loaded.filter(holdsParser)).toHaveLength(1);
-  expect(new Set(loaded).size).toBe(loaded.length);
 });

@@ -19,6 +19,8 @@ export interface EventHandlers {
 export function readMessageEvents(response: Response, { onChunk, onEvent }: EventHandlers): Promise<void> {
   const body = response.body as unknown;
   if (!isNodeReadable(body)) return Promise.reject(new TypeError('the response body is not a Node stream'));
+  // Its 'end' or 'close' would never come again.
+  if (body.destroyed || body.readableEnded) return Promise.reject(prematureClose());
   const headers = response.headers;
   return new Promise((resolve, reject) => {
     // Decoded by the stream itself (its string decoder keeps a character cut between chunks whole), with no byte

@@ -22,6 +22,7 @@ export class EventStreamDecoder {
   // Line ends are found by the engine (split, indexOf), not by walking the text in JavaScript: a loop over every
   // character is optimised, then thrown away, again and again as the chunks change shape.
   write(chunk: string): void {
+    if (chunk === '') return;
     const text = this.pending === '' ? chunk : this.pending + chunk;
     const from = this.afterCR && text.startsWith('\n') ? 1 : 0;
     this.afterCR = false;

@@ -151,7 +151,7 @@ export class Shell {
     this.groups.killAll();
     if (this.commandCount > this.sweptCommands) {
       // Everything that carries the mark descends from this process, so started no earlier than it did.
-      killMarked(this.mark, processStartTicks(process.pid) ?? 0);
+      killMarked(this.mark, processStartTicks('self') ?? 0);
       this.sweptCommands = this.commandCount;
     }
     this.unregister?.();

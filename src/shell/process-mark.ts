@@ -102,7 +102,7 @@ function processIds(): number[] {
 }
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot; undefined when it cannot be read. */
-export function processStartTicks(pid: number): number | undefined {
+export function processStartTicks(pid: number | 'self'): number | undefined {
   const stat = readProcFile(pid, 'stat');
   if (stat === null) return undefined;
   // The command name (field 2) is in parentheses and may hold anything, a ')' included: the fields after it count.
@@ -136,7 +136,7 @@ function hasEnvEntry(pid: number, entry: string): boolean {
  * encoding Node reads a file in with a single call into its runtime (open, read to the end, close): a sweep passes
  * every process on the machine, and this is most of what it costs. The marks are ASCII, and a NUL stays a NUL.
  */
-function readProcFile(pid: number, name: string): string | null {
+function readProcFile(pid: number | 'self', name: string): string | null {
   try {
     return readFileSync(`/proc/${pid}/${name}`, 'utf8');
   } catch {

@@ -71,7 +71,7 @@ export class HumanRenderer {
 
   readonly onEvent = (event: RunEvent): void => {
     this.show(event);
-    if (event.type === 'tool_start' && !this.options.spinner) this.holdEcho();
+    if (event.type === 'tool_start' && !this.options.terminal) this.holdEcho();
     else this.writeOut();
   };
 
