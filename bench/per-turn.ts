@@ -67,20 +67,17 @@ export async function measurePerTurn({ repetitions, warmups, tmp, node }: Startu
       if (loop === 'agent') serverCpuPerTurn.push((long.serverCpuMs - one.serverCpuMs) / (LONG_RUN_TURNS - 2));
     }
   }
-  const medians = (loop: LoopName) => ({
-    answer: median(samples[loop].answer),
-    oneCommand: median(samples[loop].oneCommand),
-    long: median(samples[loop].long),
+  // The three runs of a loop, each taken down to one number: its median, or one round's sample.
+  const taken = (loop: LoopName, take: (runs: number[]) => number) => ({
+    answer: take(samples[loop].answer),
+    oneCommand: take(samples[loop].oneCommand),
+    long: take(samples[loop].long),
   });
-  const [agent, bare] = [medians('agent'), medians('bare')];
+  const [agent, bare] = [taken('agent', median), taken('bare', median)];
   const ratio = perTurn(agent) / perTurn(bare);
   const firstRatio = firstCommandExtra(agent) / firstCommandExtra(bare);
   // Each round on its own, for the spread: its runs ran back to back, under the same load.
-  const inRound = (loop: LoopName, round: number) => ({
-    answer: samples[loop].answer[round]!,
-    oneCommand: samples[loop].oneCommand[round]!,
-    long: samples[loop].long[round]!,
-  });
+  const inRound = (loop: LoopName, round: number) => taken(loop, (runs) => runs[round]!);
   const roundRatios = samples.agent.long.map(
     (_, round) => perTurn(inRound('agent', round)) / perTurn(inRound('bare', round)),
   );
