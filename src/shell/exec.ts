@@ -92,8 +92,11 @@ export class Shell {
   /** What every process the commands start carries, so killAll finds those that left their group. */
   private readonly mark = newProcessMark();
   private files: ShellFiles | null = null;
-  /** What the commands' shells inherit beyond stdio: read when the first prologue is written, fixed for the run. */
-  private inherited: { descriptors: readonly number[] | undefined } | undefined;
+  /**
+   * What the commands' shells inherit beyond stdio, fixed for the run (Node opens its own descriptors close-on-exec).
+   * Read as the shell is made, which a run does while its first request is out, rather than before the first command.
+   */
+  private readonly inheritedDescriptors = descriptorsWithoutCloseOnExec();
   private record: DirectoryRecord | undefined;
   private environment: { cwd: string; env: Readonly<Record<string, string>> } | undefined;
   private commandCount = 0;
@@ -256,11 +259,10 @@ export class Shell {
     const files = shellFiles(
       realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))),
     );
-    this.inherited ??= { descriptors: descriptorsWithoutCloseOnExec() };
     writePrologue(files, {
       mark: markingCommand(this.mark),
       userBashEnv: this.options.env.BASH_ENV,
-      inheritedDescriptors: this.inherited.descriptors,
+      inheritedDescriptors: this.inheritedDescriptors,
     });
     this.record?.close();
     this.files = files;
