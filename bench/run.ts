@@ -86,6 +86,7 @@ async function main(): Promise<void> {
   const chosen = process.argv.slice(2);
   const wants = (name: string) => chosen.length === 0 || chosen.includes(name);
   const node24 = wants('start-up') || wants('binary') || wants('per-turn') ? fetchNode(24) : undefined;
+  const onNode24 = node24 ? { binDir: node24, name: 'Node 24', firstRequestTarget: 2.2 } : undefined;
   const steps: Array<[name: string, what: string, measure: () => Promise<Figure | Figure[]>]> = [
     [
       'start-up',
@@ -95,11 +96,8 @@ async function main(): Promise<void> {
     [
       'start-up',
       'start-up on Node 24',
-      async () => {
-        if (!node24) return [];
-        const node = { binDir: node24, name: 'Node 24', firstRequestTarget: 2.2 };
-        return measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp, node });
-      },
+      async () =>
+        onNode24 ? measureStartup({ repetitions: STARTUP_REPETITIONS, warmups: 1, tmp, node: onNode24 }) : [],
     ],
     [
       'binary',
@@ -114,11 +112,7 @@ async function main(): Promise<void> {
     [
       'per-turn',
       'per turn on Node 24',
-      async () => {
-        if (!node24) return [];
-        const node = { binDir: node24, name: 'Node 24', firstRequestTarget: 2.2 };
-        return measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp, node });
-      },
+      async () => (onNode24 ? measurePerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp, node: onNode24 }) : []),
     ],
     [
       'sandbox',

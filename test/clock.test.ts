@@ -1,10 +1,9 @@
 // The run's clock: milliseconds as performance.now() counts them, and a run through the binary that never loads
 // perf_hooks (Node's performance global), with a command and a retry.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nowMs } from '../src/clock.js';
-import { answer, bash, runAgent, tempDir } from './support/run-agent.js';
+import { builtinsLoaded } from './support/builtins-loaded.js';
+import { answer, bash } from './support/run-agent.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
@@ -28,17 +27,10 @@ describe('nowMs', () => {
 
 describe('a run', () => {
   it('never loads perf_hooks, with a command and a retry', async () => {
-    const dir = tempDir();
-    const hook = join(dir, 'hook.cjs');
-    const report = join(dir, 'perf.txt');
-    writeFileSync(
-      hook,
-      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.filter((m) => /perf_hooks|internal\\/perf\\/performance$/.test(m)).join('\\n')));\n`,
-    );
     const s = await serve([{ kind: 'http_error', status: 529 }, bash('echo hi'), answer('done')]);
-    const run = await runAgent(['go'], s.url, { cwd: dir, nodeArgs: ['--require', hook] });
+    const { run, loaded } = await builtinsLoaded(s, /perf_hooks|internal\/perf\/performance$/);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('done\n');
-    expect(readFileSync(report, 'utf8')).toBe('');
+    expect(loaded).toBe('');
   });
 });

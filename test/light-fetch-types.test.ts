@@ -1,10 +1,9 @@
 // The light Headers and Response the bundle uses instead of Node's fetch globals, held against Node's own, and a run
 // through the binary that never loads Node's fetch implementation.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LightHeaders, LightResponse } from '../src/api/light-fetch-types.js';
-import { answer, bash, runAgent, tempDir } from './support/run-agent.js';
+import { builtinsLoaded } from './support/builtins-loaded.js';
+import { answer, bash } from './support/run-agent.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
@@ -134,17 +133,10 @@ describe('LightResponse', () => {
 
 describe('a run through the binary', () => {
   it("never loads Node's fetch implementation, with or without a command or a retry", async () => {
-    const dir = tempDir();
-    const hook = join(dir, 'hook.cjs');
-    const report = join(dir, 'undici.txt');
-    writeFileSync(
-      hook,
-      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.filter((m) => /undici/.test(m)).join('\\n')));\n`,
-    );
     const s = await serve([{ kind: 'http_error', status: 529 }, bash('echo hi'), answer('done')]);
-    const run = await runAgent(['go'], s.url, { cwd: dir, nodeArgs: ['--require', hook] });
+    const { run, loaded } = await builtinsLoaded(s, /undici/);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('done\n');
-    expect((await import('node:fs')).readFileSync(report, 'utf8')).toBe('');
+    expect(loaded).toBe('');
   });
 });

@@ -1,12 +1,11 @@
 // The SDK's ReadableStream checks, answered without loading Node's web streams: the same answers as the SDK's own
 // expression, and a run through the binary that never loads them.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { describe, expect, it } from 'vitest';
 import { isWebReadableStream } from '../src/api/web-stream-check.js';
-import { answer, bash, runAgent, tempDir } from './support/run-agent.js';
+import { builtinsLoaded } from './support/builtins-loaded.js';
+import { answer, bash } from './support/run-agent.js';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
@@ -39,17 +38,10 @@ describe('isWebReadableStream', () => {
 
 describe('a run', () => {
   it("never loads Node's web streams, with a command and a retry", async () => {
-    const dir = tempDir();
-    const hook = join(dir, 'hook.cjs');
-    const report = join(dir, 'webstreams.txt');
-    writeFileSync(
-      hook,
-      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.filter((m) => /webstreams\\/readablestream/.test(m)).join('\\n')));\n`,
-    );
     const s = await serve([{ kind: 'http_error', status: 529 }, bash('echo hi'), answer('done')]);
-    const run = await runAgent(['go'], s.url, { cwd: dir, nodeArgs: ['--require', hook] });
+    const { run, loaded } = await builtinsLoaded(s, /webstreams\/readablestream/);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('done\n');
-    expect(readFileSync(report, 'utf8')).toBe('');
+    expect(loaded).toBe('');
   });
 });
