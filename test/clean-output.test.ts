@@ -34,6 +34,19 @@ describe('OutputCleaner', () => {
     expect(cleanBytes(bytes, 3)).toBe('a\uFFFD\uFFFDb€\uFFFD');
   });
 
+  it('decodes ASCII chunks and the first chunk that is not ASCII as one stream, at any split', () => {
+    const text = `${'plain ascii line\n'.repeat(3)}é€😀 after\n\uFEFFkept mark\n${'tail\n'.repeat(2)}`;
+    const bytes = encode(text);
+    for (let size = 1; size <= bytes.length; size++) expect(cleanBytes(bytes, size)).toBe(text);
+    // A byte order mark at the very start is a mark, as any UTF-8 decoder reads it; after text it is a character.
+    const marked = new Uint8Array([0xef, 0xbb, 0xbf, ...encode('x')]);
+    expect(cleanBytes(marked, 1)).toBe('x');
+    expect(cleanBytes(new Uint8Array([...encode('a'), ...marked]), 1)).toBe('a\uFEFFx');
+    const cleaner = new OutputCleaner();
+    expect(cleaner.push(encode('first run')) + cleaner.end()).toBe('first run');
+    expect(cleaner.push(marked) + cleaner.end()).toBe('x');
+  });
+
   it('turns \\r\\n and lone \\r into \\n, even across chunks, and keeps tabs', () => {
     expect(cleanText('a\r\nb\rc\td')).toBe('a\nb\nc\td');
     const cleaner = new OutputCleaner();

@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -313,6 +323,16 @@ describe('Shell.run: directory and environment', () => {
       `echo "$PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT $TERM $NO_COLOR [\${BASH_ENV-}]"; bash -c 'echo child-stderr >&2' 2>/dev/null; echo ok`,
     );
     expect(result.text).toBe('cat cat 0 dumb 1 []\nok');
+  });
+
+  it('sets the non-interactive settings over the values of the run, in the shell, and a BASH_ENV of the user may change them', async () => {
+    const userBashEnv = path.join(dir, 'user-bash-env.sh');
+    writeFileSync(userBashEnv, 'export GIT_PAGER=delta\n');
+    const env = { ...process.env, PAGER: 'less', TERM: 'xterm-256color', EDITOR: 'vim' };
+    const plain = await makeShell({ env }).run('echo "$PAGER $TERM $EDITOR"; bash -c \'echo "child: $PAGER"\'');
+    expect(plain.text).toBe('cat dumb true\nchild: cat');
+    const withUserFile = await makeShell({ env: { ...env, BASH_ENV: userBashEnv } }).run('echo "$PAGER $GIT_PAGER"');
+    expect(withUserFile.text).toBe('cat delta');
   });
 
   it('spawns the argv returned by wrap, with a state directory that dispose removes', async () => {

@@ -57,7 +57,7 @@ describe('the prologue closes inherited descriptors', () => {
   /** Which of `open` (numbers above 2), open when it starts, `bash -c` still has when the command runs. */
   function openInShell(inheritedDescriptors: readonly number[] | undefined, open: number[]): number[] {
     const files = shellFiles(tempDir('agent-state-'));
-    writePrologue(files, { mark: ':', userBashEnv: undefined, inheritedDescriptors });
+    writePrologue(files, { exports: {}, mark: ':', userBashEnv: undefined, inheritedDescriptors });
     const target = openSync(join(tempDir(), 'target'), 'w');
     try {
       const stdio = Array.from({ length: Math.max(...open) + 1 }, (_, fd) =>
@@ -90,7 +90,7 @@ describe('the prologue closes inherited descriptors', () => {
   it('closes none for nothing inherited, and the command runs as usual', () => {
     expect(openInShell([], [30])).toEqual([30]);
     const files = shellFiles(tempDir('agent-state-'));
-    writePrologue(files, { mark: ':', userBashEnv: undefined, inheritedDescriptors: [] });
+    writePrologue(files, { exports: {}, mark: ':', userBashEnv: undefined, inheritedDescriptors: [] });
     const shell = spawnSync('bash', ['--norc', '--noprofile', '-c', 'echo ran'], {
       env: { PATH: process.env.PATH, BASH_ENV: files.prologue },
       encoding: 'utf8',

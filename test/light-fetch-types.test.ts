@@ -1,5 +1,7 @@
 // The light Headers and Response the bundle uses instead of Node's fetch globals, held against Node's own, and a run
 // through the binary that never loads Node's fetch implementation.
+import { createServer, get, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { LightHeaders, LightResponse } from '../src/api/light-fetch-types.js';
 import { builtinsLoaded } from './support/builtins-loaded.js';
@@ -90,6 +92,31 @@ describe('LightHeaders', () => {
       step(light);
     }
     expect(observe(light)).toEqual(observe(real));
+  });
+
+  it('takes the headers node:http parsed as Headers built from the same pairs would hold them', async () => {
+    const server = createServer((_, response) => {
+      response.setHeader('X-Request-Id', 'req_1');
+      response.setHeader('Set-Cookie', ['a=1', 'b=2']);
+      response.setHeader('Cache-Control', ['no-cache', 'no-store']);
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const parsed = await new Promise<IncomingMessage>((resolve, reject) =>
+        get(`http://127.0.0.1:${port}/`, resolve).on('error', reject),
+      );
+      parsed.resume();
+      const pairs = Object.entries(parsed.headers).map(
+        ([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)] as [string, string],
+      );
+      expect(observe(LightHeaders.fromParsed(parsed.headers))).toEqual(observe(new LightHeaders(pairs)));
+      expect(LightHeaders.fromParsed(parsed.headers).get('X-Request-Id')).toBe('req_1');
+      expect(LightHeaders.fromParsed({ 'x-gone': undefined }).has('x-gone')).toBe(false);
+    } finally {
+      server.close();
+    }
   });
 
   it('refuses what Node refuses: a bad name, a value with a line break', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { looksSecret } from '../src/shell/secret-names.js';
-import { nonInteractiveEnv, splitEnvironment } from '../src/shell/shell-env.js';
+import { FORCED, nonInteractiveEnv, shellStartEnv, splitEnvironment } from '../src/shell/shell-env.js';
 
 describe('looksSecret', () => {
   it.each([
@@ -98,6 +98,14 @@ describe('splitEnvironment', () => {
     const { kept, withheld } = splitEnvironment(base, () => true);
     expect(kept).toEqual({ PATH: '/usr/bin', GITHUB_TOKEN: 'ghp_x', NPM_TOKEN: 'npm_x' });
     expect(withheld.map((variable) => variable.name)).toEqual(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN']);
+  });
+
+  it('starts the shell without the settings its prologue sets, which the command sees all the same', () => {
+    const start = shellStartEnv({ ...base, PAGER: 'less' }, '/work');
+    for (const name of Object.keys(FORCED)) expect(start[name]).toBeUndefined();
+    expect(start.PWD).toBe('/work');
+    expect(start.CI).toBe('true');
+    expect(nonInteractiveEnv({ ...base, PAGER: 'less' }, '/work')).toEqual({ ...start, ...FORCED });
   });
 
   it('is what nonInteractiveEnv builds the commands environment from', () => {

@@ -30,17 +30,17 @@ export function readMessageEvents(response: Response, { onChunk, onEvent }: Even
       const event = parsedEvent(message, headers);
       if (event) onEvent(event);
     });
-    const stop = (): void => {
-      body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
-      // Whatever the socket says once the response has been read or given up is no one's concern now.
-      body.on('error', ignore);
-    };
+    // Whatever the stream says once the response has been read or given up is no one's concern: the listeners stay
+    // (taking four off costs more than the stream they go with), and hear nothing more.
+    let settled = false;
     const fail = (error: unknown): void => {
-      stop();
+      if (settled) return;
+      settled = true;
       body.destroy();
       reject(error);
     };
     const onData = (chunk: string): void => {
+      if (settled) return;
       onChunk();
       try {
         events.write(chunk);
@@ -49,17 +49,20 @@ export function readMessageEvents(response: Response, { onChunk, onEvent }: Even
       }
     };
     const onEnd = (): void => {
+      if (settled) return;
       try {
         events.end();
       } catch (error) {
         return fail(error);
       }
-      stop();
+      settled = true;
       resolve();
     };
-    const onError = (error: Error): void => fail(error);
-    const onClose = (): void => fail(prematureClose());
-    body.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+    body
+      .on('data', onData)
+      .once('end', onEnd)
+      .on('error', fail)
+      .once('close', () => fail(prematureClose()));
   });
 }
 
@@ -90,5 +93,3 @@ function isNodeReadable(body: unknown): body is Readable {
 function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
-
-function ignore(): void {}

@@ -101,10 +101,7 @@ async function nodeFetch(
     else if (body instanceof Uint8Array) req.end(body);
     else reject(new TypeError('nodeFetch: only string and byte bodies are supported'));
   });
-  const out = new LightHeaders();
-  for (const [key, value] of Object.entries(res.headers)) {
-    if (value !== undefined) out.set(key, Array.isArray(value) ? value.join(', ') : value);
-  }
+  const out = LightHeaders.fromParsed(res.headers);
   const status = res.statusCode ?? 0;
   const noBody = status === 204 || status === 304 || init.method === 'HEAD';
   if (noBody) res.resume();
@@ -131,13 +128,14 @@ function watchProxy(
   reject: (error: Error) => void,
 ): void {
   let reachedProxy = false;
-  req.on('proxyConnect', (connect: { statusCode?: number; statusText?: string }) => {
-    reachedProxy = true;
-    if (proxy && connect.statusCode !== undefined && connect.statusCode !== 200) {
-      reject(refusal(proxy, url, connect.statusCode, connect.statusText ?? '', true));
-      req.destroy();
-    }
-  });
+  if (proxy)
+    req.on('proxyConnect', (connect: { statusCode?: number; statusText?: string }) => {
+      reachedProxy = true;
+      if (connect.statusCode !== undefined && connect.statusCode !== 200) {
+        reject(refusal(proxy, url, connect.statusCode, connect.statusText ?? '', true));
+        req.destroy();
+      }
+    });
   req.on('error', (error: Error) => {
     if (error.name === 'AbortError') reject(error);
     else if (isTlsError(error))

@@ -29,8 +29,24 @@ export class LightHeaders {
     }
   }
 
+  /**
+   * The headers node:http has parsed, as it gives them: names lower-cased and values checked by its parser, repeated
+   * ones joined. Taken as they are, but Set-Cookie, which is kept apart.
+   */
+  static fromParsed(parsed: Readonly<Record<string, string | string[] | undefined>>): LightHeaders {
+    const headers = new LightHeaders();
+    for (const name in parsed) {
+      const value = parsed[name];
+      if (value === undefined) continue;
+      const text = Array.isArray(value) ? value.join(', ') : value;
+      if (name === 'set-cookie') headers.set(name, text);
+      else headers.#values.set(name, text);
+    }
+    return headers;
+  }
+
   append(name: string, value: string): void {
-    const key = checkedName(name);
+    const key = CHECKED_NAMES.get(name) ?? checkedName(name);
     const text = checkedValue(value);
     if (key === 'set-cookie') this.#cookies.push(text);
     const old = this.#values.get(key);
@@ -38,22 +54,22 @@ export class LightHeaders {
   }
 
   set(name: string, value: string): void {
-    const key = checkedName(name);
+    const key = CHECKED_NAMES.get(name) ?? checkedName(name);
     const text = checkedValue(value);
     if (key === 'set-cookie') this.#cookies.splice(0, this.#cookies.length, text);
     this.#values.set(key, text);
   }
 
   get(name: string): string | null {
-    return this.#values.get(checkedName(name)) ?? null;
+    return this.#values.get(CHECKED_NAMES.get(name) ?? checkedName(name)) ?? null;
   }
 
   has(name: string): boolean {
-    return this.#values.has(checkedName(name));
+    return this.#values.has(CHECKED_NAMES.get(name) ?? checkedName(name));
   }
 
   delete(name: string): void {
-    const key = checkedName(name);
+    const key = CHECKED_NAMES.get(name) ?? checkedName(name);
     if (key === 'set-cookie') this.#cookies.length = 0;
     this.#values.delete(key);
   }
@@ -91,7 +107,8 @@ export class LightHeaders {
   }
 }
 
-// Every request and response names the same few headers again: each name is checked and lower-cased once.
+// Every request and response names the same few headers again: each name is checked and lower-cased once, and the
+// methods look it up here before they call checkedName (the SDK makes a dozen such calls on every request).
 const CHECKED_NAMES = new Map<string, string>();
 const MAX_CHECKED_NAMES = 256;
 
@@ -105,13 +122,12 @@ function checkedName(name: string): string {
   return lower;
 }
 
-const isHttpSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+const HTTP_SPACE_AT_EDGE = /^[\t\n\r ]|[\t\n\r ]$/;
 
 /** Leading and trailing HTTP white space goes; NUL, CR and LF are refused. */
 function checkedValue(value: string): string {
   let text = String(value);
-  if (text !== '' && (isHttpSpace(text.charCodeAt(0)) || isHttpSpace(text.charCodeAt(text.length - 1))))
-    text = text.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+  if (HTTP_SPACE_AT_EDGE.test(text)) text = text.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   if (FORBIDDEN_IN_VALUE.test(text)) throw new TypeError('Headers: invalid header value');
   return text;
 }

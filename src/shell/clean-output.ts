@@ -18,6 +18,7 @@ const MAX_CSI_SEQUENCE = 64;
 /** Any character needing attention: C0 controls except \t and \n, DEL, C1 controls. */
 const SPECIAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 const SPECIAL_GLOBAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const NOT_ASCII = /[\x80-\xff]/;
 /** A run of controls that are simply dropped (everything special except ESC and CR). */
 const DROPPED_RUN = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]+/y;
 
@@ -30,13 +31,27 @@ type State =
   | 'string-escape'; // ESC inside a string: "\" ends it
 
 export class OutputCleaner {
-  private readonly decoder = new TextDecoder('utf-8', { fatal: false });
+  /**
+   * Made for the first chunk that is not plain ASCII, and used for every chunk after it, since it may hold the start
+   * of a character. Most output is ASCII, and most cleaners (a command's stderr, text already decoded) never need one.
+   */
+  private decoder: InstanceType<typeof TextDecoder> | undefined;
+  /** Bytes have come since the stream started: a byte order mark from here on is a character, not a mark. */
+  private started = false;
   private state: State = 'text';
   private sequenceLength = 0;
   private pendingCR = false;
 
   /** Clean the next chunk of bytes; returns the text ready to show (possibly empty). */
   push(bytes: Uint8Array): string {
+    if (this.decoder === undefined) {
+      const text = latin1(bytes);
+      if (!NOT_ASCII.test(text)) {
+        this.started ||= bytes.length > 0;
+        return this.clean(text);
+      }
+      this.decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: this.started });
+    }
     return this.clean(this.decoder.decode(bytes, { stream: true }));
   }
 
@@ -47,7 +62,9 @@ export class OutputCleaner {
 
   /** Flush at end of stream. */
   end(): string {
-    let text = this.clean(this.decoder.decode());
+    let text = this.decoder === undefined ? '' : this.clean(this.decoder.decode());
+    this.decoder = undefined;
+    this.started = false;
     if (this.pendingCR) {
       text += '\n';
       this.pendingCR = false;
@@ -166,6 +183,11 @@ export class OutputCleaner {
     this.state = 'text';
     return false;
   }
+}
+
+/** ASCII bytes as text: each byte is its own character. */
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 }
 
 /** Clean a whole string that is already decoded; text without any control character is returned as it is. */

@@ -11,7 +11,7 @@ import { killMarked, markingCommand, newProcessMark, processStartTicks } from '.
 import { DirectoryRecord } from './directory-record.js';
 import { commandArgument, filesIntact, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
 import type { TextFilter } from './secret-mask.js';
-import { nonInteractiveEnv, type PassEnv } from './shell-env.js';
+import { FORCED, nonInteractiveEnv, shellStartEnv, type PassEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
 import type { GroupRunResult, StreamName } from './spawn-group.js';
 import { type CommandReport, type ExecResult, failure, report } from './command-report.js';
@@ -98,7 +98,9 @@ export class Shell {
    */
   private readonly inheritedDescriptors = descriptorsWithoutCloseOnExec();
   private record: DirectoryRecord | undefined;
-  private environment: { cwd: string; env: Readonly<Record<string, string>> } | undefined;
+  private environment:
+    | { cwd: string; env: Readonly<Record<string, string>>; start: Readonly<Record<string, string>> }
+    | undefined;
   private commandCount = 0;
   /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
   private sweptCommands = 0;
@@ -122,9 +124,15 @@ export class Shell {
    * judging the command.
    */
   commandEnvironment(cwd: string = this.currentCwd): Readonly<Record<string, string>> {
-    if (this.environment?.cwd !== cwd)
-      this.environment = { cwd, env: nonInteractiveEnv(this.options.env, cwd, this.options.passEnv) };
-    return this.environment.env;
+    return this.environmentIn(cwd).env;
+  }
+
+  private environmentIn(cwd: string): NonNullable<Shell['environment']> {
+    if (this.environment?.cwd !== cwd) {
+      const { env, passEnv } = this.options;
+      this.environment = { cwd, env: nonInteractiveEnv(env, cwd, passEnv), start: shellStartEnv(env, cwd, passEnv) };
+    }
+    return this.environment;
   }
 
   async run(command: string, runOptions: RunOptions = {}): Promise<ExecResult> {
@@ -217,7 +225,8 @@ export class Shell {
         argv,
         cwd,
         ...(stdin === null ? {} : { stdin }),
-        env: { ...this.commandEnvironment(cwd), BASH_ENV: files.prologue, [this.mark.envName]: this.mark.envValue },
+        // The shell's prologue exports the rest of what commandEnvironment() holds.
+        env: { ...this.environmentIn(cwd).start, BASH_ENV: files.prologue, [this.mark.envName]: this.mark.envValue },
         timeoutMs: timeoutSec * 1000,
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
         killGraceMs: KILL_GRACE_MS,
@@ -260,6 +269,7 @@ export class Shell {
       realpathSync(mkdtempSync(path.join(this.options.spillDir ?? os.tmpdir(), 'agent-shell-'))),
     );
     writePrologue(files, {
+      exports: FORCED,
       mark: markingCommand(this.mark),
       userBashEnv: this.options.env.BASH_ENV,
       inheritedDescriptors: this.inheritedDescriptors,

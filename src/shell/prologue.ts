@@ -28,6 +28,8 @@ interface CommandArgument {
 }
 
 interface PrologueOptions {
+  /** Variables every command gets, whatever the shell's environment says (shell-env.ts). */
+  exports: Readonly<Record<string, string>>;
   /** Bash that marks the shell and everything it starts (see process-mark.ts). */
   mark: string;
   /** The user's own BASH_ENV, sourced after the bookkeeping and passed on to the command's children. */
@@ -75,6 +77,7 @@ export function writePrologue(files: ShellFiles, options: PrologueOptions): void
   const { userBashEnv } = options;
   const prologue = [
     ...closeInherited(options.inheritedDescriptors),
+    ...exportLine(options.exports),
     userBashEnv ? `export BASH_ENV=${shellQuote(userBashEnv)}` : 'unset BASH_ENV',
     'exec 2>&1',
     options.mark,
@@ -88,6 +91,15 @@ export function writePrologue(files: ShellFiles, options: PrologueOptions): void
   mkdirSync(files.writableDir, { mode: 0o700 });
   // A new file in a new directory: never an existing one, never through a link.
   writeFileSync(files.prologue, prologue, { mode: 0o600, flag: 'wx' });
+}
+
+/** One `export` of every variable, before the user's own BASH_ENV, which may set them otherwise as it always could. */
+function exportLine(variables: Readonly<Record<string, string>>): string[] {
+  const assignments = Object.entries(variables).map(([name, value]) => {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a variable name: ${name}`);
+    return `${name}=${shellQuote(value)}`;
+  });
+  return assignments.length === 0 ? [] : [`export ${assignments.join(' ')}`];
 }
 
 /** The line that closes the inherited descriptors: none when there are none (the common case, and free). */

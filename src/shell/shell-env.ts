@@ -20,8 +20,12 @@ interface SplitEnvironment {
 
 const PASS_NONE: PassEnv = () => false;
 
-/** Always set: a pager, an editor or a prompt would hang a non-interactive run. */
-const FORCED: Readonly<Record<string, string>> = {
+/**
+ * Always set: a pager, an editor or a prompt would hang a non-interactive run. The prologue exports them (see
+ * prologue.ts) rather than the spawn carrying them: each variable passed to a spawn costs the agent a few checks and
+ * a copy on every command, and bash sets them as quickly as it would take them from its environment.
+ */
+export const FORCED: Readonly<Record<string, string>> = {
   // Pagers: print instead of paging.
   PAGER: 'cat',
   GIT_PAGER: 'cat',
@@ -85,17 +89,27 @@ export function splitEnvironment(base: NodeJS.ProcessEnv, passEnv: PassEnv = PAS
   return { kept, withheld };
 }
 
+/** The environment the commands see: what the shell starts with, and FORCED, which its prologue sets. */
 export function nonInteractiveEnv(
+  base: NodeJS.ProcessEnv,
+  cwd: string,
+  passEnv: PassEnv = PASS_NONE,
+): Record<string, string> {
+  return Object.assign(shellStartEnv(base, cwd, passEnv), FORCED);
+}
+
+/** The environment the shell is started with: the command's own but for FORCED, which the prologue sets on top. */
+export function shellStartEnv(
   base: NodeJS.ProcessEnv,
   cwd: string,
   passEnv: PassEnv = PASS_NONE,
 ): Record<string, string> {
   const env = splitEnvironment(base, passEnv).kept;
   for (const key of REMOVED) delete env[key];
+  for (const key of Object.keys(FORCED)) delete env[key];
   for (const [key, value] of Object.entries(DEFAULTS)) {
     if (env[key] === undefined) env[key] = value;
   }
-  Object.assign(env, FORCED);
   // bash trusts PWD when it names the directory it starts in, keeping symlinked paths as typed.
   env.PWD = cwd;
   delete env.OLDPWD;
