@@ -15,6 +15,7 @@ import { measurePerTurn } from './per-turn.js';
 import { measureStartup } from './startup.js';
 import { measureBinary } from './binary.js';
 import { measureTurnBreakdown } from './turn-breakdown.js';
+import { measureCallsPerTurn } from './call-count.js';
 
 const RESULTS_DIR = resolve(import.meta.dirname, 'results');
 
@@ -120,6 +121,7 @@ async function main(): Promise<void> {
       () => measureSandboxPerTurn({ repetitions: PER_TURN_PAIRS, warmups: 1, tmp, ...baseline() }),
     ],
     ['breakdown', "where a turn's CPU goes", () => measureTurnBreakdown(tmp)],
+    ['breakdown', 'how many JavaScript calls a turn makes', () => measureCallsPerTurn(tmp)],
     ['memory', 'peak memory under 1 GB of output', () => measureFloodRss(FLOOD_RUNS, tmp)],
     ['cache', 'token bill with and without caching', () => measureCachingBill(tmp)],
     [

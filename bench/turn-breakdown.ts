@@ -50,7 +50,7 @@ interface Profile {
 }
 
 /** Builds the CLI with source maps into `dir`, and a runner that starts it as bin/agent would. */
-async function buildProfiled(dir: string): Promise<string> {
+export async function buildProfiled(dir: string): Promise<string> {
   await build({
     ...bundleOptions({ outdir: join(dir, 'dist'), sourcemap: 'external' }),
     absWorkingDir: ROOT,
@@ -61,7 +61,7 @@ async function buildProfiled(dir: string): Promise<string> {
   return runner;
 }
 
-function sourceMapsOf(distDir: string): Map<string, SourceMap> {
+export function sourceMapsOf(distDir: string): Map<string, SourceMap> {
   const maps = new Map<string, SourceMap>();
   for (const name of readdirSync(distDir).filter((file) => file.endsWith('.js'))) {
     const mapFile = join(distDir, `${name}.map`);
@@ -83,7 +83,7 @@ function sourceOf(frame: ProfileNode['callFrame'], maps: Map<string, SourceMap>)
   return entry.originalSource ?? frame.url;
 }
 
-function partOf(path: string): string {
+export function partOf(path: string): string {
   return PARTS.find(([, pattern]) => pattern.test(path))?.[0] ?? 'other';
 }
 

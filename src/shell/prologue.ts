@@ -1,8 +1,9 @@
 // The scripts around the commands. Each command runs as `bash -c command`, untouched, so bash reports its errors
 // and line numbers as usual. The bookkeeping runs first through BASH_ENV, which a non-interactive bash sources
 // before the command (even before parsing it, so syntax errors are merged too): close every descriptor beyond
-// stdio that the agent inherited, merge stderr into stdout, mark the shell so that what it starts can be found
-// later, keep track of its directory, and hand the user's own BASH_ENV (if any) back to the command and its children.
+// stdio that the agent inherited, export the settings that keep tools from waiting on a keyboard, merge stderr into
+// stdout, mark the shell so that what it starts can be found later, keep track of its directory, and hand the user's
+// own BASH_ENV (if any) back to the command and its children.
 //
 // The host writes the prologue once, into a fresh directory (a sandbox shows it read-only), and never writes the
 // files the shell writes; it only reads the directory file back (directory-record.ts), without following links.
