@@ -44,7 +44,10 @@ async function callsInRun(script: string, turns: number, tmp: string): Promise<M
     for (const { url, functions } of coverage.result) {
       for (const { ranges } of functions) {
         const whole = ranges[0];
-        if (whole && whole.count > 0) calls.set(`${url}@${whole.startOffset}`, whole.count);
+        if (!whole || whole.count === 0) continue;
+        // Summed: a script with no URL of its own, or another Node process of the run, shares a key.
+        const key = `${url}@${whole.startOffset}`;
+        calls.set(key, (calls.get(key) ?? 0) + whole.count);
       }
     }
   }

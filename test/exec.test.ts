@@ -335,6 +335,33 @@ describe('Shell.run: directory and environment', () => {
     expect(withUserFile.text).toBe('cat delta');
   });
 
+  // As plain bash has them with the same environment (its own POSIXLY_CORRECT=y is a shell variable, not exported).
+  it.each([
+    ['POSIXLY_CORRECT', { POSIXLY_CORRECT: '1' }, '1 unset', 'POSIXLY_CORRECT=1'],
+    ['an empty POSIXLY_CORRECT', { POSIXLY_CORRECT: '' }, ' unset', 'POSIXLY_CORRECT='],
+    ['POSIX_PEDANTIC', { POSIX_PEDANTIC: 'y' }, 'y y', 'POSIX_PEDANTIC=y'],
+    [
+      'a SHELLOPTS that names posix',
+      { SHELLOPTS: 'braceexpand:hashall:interactive-comments:posix' },
+      'y unset',
+      'SHELLOPTS=braceexpand:hashall:interactive-comments:posix',
+    ],
+  ] as Array<[string, Record<string, string>, string, string]>)(
+    'runs its bookkeeping when the environment asks for POSIX mode (%s), then the command in that mode',
+    async (_name, posix, shown, exported) => {
+      const userBashEnv = path.join(dir, 'user-bash-env.sh');
+      writeFileSync(userBashEnv, 'echo "user file read"\n');
+      const shell = makeShell({ env: { ...process.env, ...posix, BASH_ENV: userBashEnv } });
+      const first = await shell.run(
+        'echo "$PAGER ${POSIXLY_CORRECT-unset} ${POSIX_PEDANTIC-unset}"; shopt -o posix; ' +
+          "env | grep -E '^(POSIX|SHELLOPTS)'; bash -c 'shopt -o posix'; mkdir -p sub && cd sub",
+      );
+      // No BASH_ENV of the user's is read in POSIX mode, as bash itself reads none.
+      expect(first.text).toBe(`cat ${shown}\nposix          \ton\n${exported}\nposix          \ton`);
+      // The directory was recorded, so the prologue ran.
+      expect((await shell.run('pwd')).text).toBe(path.join(dir, 'sub'));
+    },
+  );
   it('spawns the argv returned by wrap, with a state directory that dispose removes', async () => {
     const seen: Array<{ argv: string[]; stateDir: string }> = [];
     const shell = makeShell({

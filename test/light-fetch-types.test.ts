@@ -114,6 +114,8 @@ describe('LightHeaders', () => {
       expect(observe(LightHeaders.fromParsed(parsed.headers))).toEqual(observe(new LightHeaders(pairs)));
       expect(LightHeaders.fromParsed(parsed.headers).get('X-Request-Id')).toBe('req_1');
       expect(LightHeaders.fromParsed({ 'x-gone': undefined }).has('x-gone')).toBe(false);
+      // What a lenient parser (--insecure-http-parser) lets through is refused as Headers refuse it.
+      expect(() => LightHeaders.fromParsed({ 'x-bad': 'a\0b' })).toThrow(TypeError);
     } finally {
       server.close();
     }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { looksSecret } from '../src/shell/secret-names.js';
-import { FORCED, nonInteractiveEnv, shellStartEnv, splitEnvironment } from '../src/shell/shell-env.js';
+import {
+  FORCED,
+  nonInteractiveEnv,
+  posixModeSettings,
+  shellStartEnv,
+  splitEnvironment,
+} from '../src/shell/shell-env.js';
 
 describe('looksSecret', () => {
   it.each([
@@ -101,11 +107,18 @@ describe('splitEnvironment', () => {
   });
 
   it('starts the shell without the settings its prologue sets, which the command sees all the same', () => {
-    const start = shellStartEnv({ ...base, PAGER: 'less' }, '/work');
+    const seen = nonInteractiveEnv({ ...base, PAGER: 'less', POSIXLY_CORRECT: '', SHELLOPTS: 'posix' }, '/work');
+    const start = shellStartEnv(seen);
     for (const name of Object.keys(FORCED)) expect(start[name]).toBeUndefined();
+    expect(start.POSIXLY_CORRECT).toBeUndefined();
+    expect(start.SHELLOPTS).toBeUndefined();
     expect(start.PWD).toBe('/work');
     expect(start.CI).toBe('true');
-    expect(nonInteractiveEnv({ ...base, PAGER: 'less' }, '/work')).toEqual({ ...start, ...FORCED });
+    expect(seen).toEqual({ ...start, ...FORCED, POSIXLY_CORRECT: '', SHELLOPTS: 'posix' });
+    expect(posixModeSettings(seen)).toEqual({ POSIXLY_CORRECT: '', SHELLOPTS: 'posix' });
+    expect(posixModeSettings({ SHELLOPTS: 'braceexpand:hashall', POSIX_PEDANTIC: '1' })).toEqual({
+      POSIX_PEDANTIC: '1',
+    });
   });
 
   it('is what nonInteractiveEnv builds the commands environment from', () => {

@@ -31,15 +31,16 @@ export class LightHeaders {
 
   /**
    * The headers node:http has parsed, as it gives them: names lower-cased and values checked by its parser, repeated
-   * ones joined. Taken as they are, but Set-Cookie, which is kept apart.
+   * ones joined. Taken as they are, but Set-Cookie, which is kept apart, and a value with a NUL, CR or LF.
    */
   static fromParsed(parsed: Readonly<Record<string, string | string[] | undefined>>): LightHeaders {
     const headers = new LightHeaders();
-    for (const name in parsed) {
+    for (const name of Object.keys(parsed)) {
       const value = parsed[name];
       if (value === undefined) continue;
       const text = Array.isArray(value) ? value.join(', ') : value;
-      if (name === 'set-cookie') headers.set(name, text);
+      // A lenient parser (--insecure-http-parser) lets a NUL through: refused as set() would refuse it.
+      if (name === 'set-cookie' || FORBIDDEN_IN_VALUE.test(text)) headers.set(name, text);
       else headers.#values.set(name, text);
     }
     return headers;

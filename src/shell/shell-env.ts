@@ -89,29 +89,46 @@ export function splitEnvironment(base: NodeJS.ProcessEnv, passEnv: PassEnv = PAS
   return { kept, withheld };
 }
 
-/** The environment the commands see: what the shell starts with, and FORCED, which its prologue sets. */
+/** The environment the commands see. */
 export function nonInteractiveEnv(
-  base: NodeJS.ProcessEnv,
-  cwd: string,
-  passEnv: PassEnv = PASS_NONE,
-): Record<string, string> {
-  return Object.assign(shellStartEnv(base, cwd, passEnv), FORCED);
-}
-
-/** The environment the shell is started with: the command's own but for FORCED, which the prologue sets on top. */
-export function shellStartEnv(
   base: NodeJS.ProcessEnv,
   cwd: string,
   passEnv: PassEnv = PASS_NONE,
 ): Record<string, string> {
   const env = splitEnvironment(base, passEnv).kept;
   for (const key of REMOVED) delete env[key];
-  for (const key of Object.keys(FORCED)) delete env[key];
   for (const [key, value] of Object.entries(DEFAULTS)) {
     if (env[key] === undefined) env[key] = value;
   }
+  Object.assign(env, FORCED);
   // bash trusts PWD when it names the directory it starts in, keeping symlinked paths as typed.
   env.PWD = cwd;
   delete env.OLDPWD;
   return env;
+}
+
+/**
+ * The environment the shell is started with: the command's, less what the prologue sets once it has run (FORCED, and
+ * the settings of POSIX mode, in which bash would not run the prologue at all).
+ */
+export function shellStartEnv(commandEnv: Readonly<Record<string, string>>): Record<string, string> {
+  const env = { ...commandEnv };
+  for (const key of Object.keys(FORCED)) delete env[key];
+  for (const key of Object.keys(posixModeSettings(commandEnv))) delete env[key];
+  return env;
+}
+
+/**
+ * The variables that start bash in POSIX mode, where it reads no BASH_ENV: POSIXLY_CORRECT, POSIX_PEDANTIC, and a
+ * SHELLOPTS that names `posix`. Started with one of them, a command's shell would skip its prologue, and with it the
+ * closing of the agent's descriptors, the mark and the record of its directory; the prologue sets them last instead.
+ */
+export function posixModeSettings(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const name of ['POSIXLY_CORRECT', 'POSIX_PEDANTIC']) {
+    const value = env[name];
+    if (value !== undefined) settings[name] = value;
+  }
+  if (env.SHELLOPTS?.split(':').includes('posix')) settings.SHELLOPTS = env.SHELLOPTS;
+  return settings;
 }
