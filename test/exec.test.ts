@@ -362,6 +362,17 @@ describe('Shell.run: directory and environment', () => {
       expect((await shell.run('pwd')).text).toBe(path.join(dir, 'sub'));
     },
   );
+
+  it('runs its bookkeeping when the SHELLOPTS of the environment names privileged, then the command with it', async () => {
+    const shell = makeShell({
+      env: { ...process.env, SHELLOPTS: 'braceexpand:hashall:interactive-comments:privileged' },
+    });
+    const first = await shell.run(
+      'shopt -o privileged posix; echo "$SHELLOPTS" | grep -o privileged; mkdir -p up && cd up',
+    );
+    expect(first.text).toBe('privileged     \ton\nposix          \toff\nprivileged');
+    expect((await shell.run('pwd')).text).toBe(path.join(dir, 'up'));
+  });
   it('spawns the argv returned by wrap, with a state directory that dispose removes', async () => {
     const seen: Array<{ argv: string[]; stateDir: string }> = [];
     const shell = makeShell({

@@ -3,7 +3,7 @@ import { looksSecret } from '../src/shell/secret-names.js';
 import {
   FORCED,
   nonInteractiveEnv,
-  posixModeSettings,
+  heldBackSettings,
   shellStartEnv,
   splitEnvironment,
 } from '../src/shell/shell-env.js';
@@ -115,10 +115,11 @@ describe('splitEnvironment', () => {
     expect(start.PWD).toBe('/work');
     expect(start.CI).toBe('true');
     expect(seen).toEqual({ ...start, ...FORCED, POSIXLY_CORRECT: '', SHELLOPTS: 'posix' });
-    expect(posixModeSettings(seen)).toEqual({ POSIXLY_CORRECT: '', SHELLOPTS: 'posix' });
-    expect(posixModeSettings({ SHELLOPTS: 'braceexpand:hashall', POSIX_PEDANTIC: '1' })).toEqual({
+    expect(heldBackSettings(seen)).toEqual({ POSIXLY_CORRECT: '', SHELLOPTS: 'posix' });
+    expect(heldBackSettings({ SHELLOPTS: 'braceexpand:hashall', POSIX_PEDANTIC: '1' })).toEqual({
       POSIX_PEDANTIC: '1',
     });
+    expect(heldBackSettings({ SHELLOPTS: 'hashall:privileged' })).toEqual({ SHELLOPTS: 'hashall:privileged' });
   });
 
   it('is what nonInteractiveEnv builds the commands environment from', () => {

@@ -11,7 +11,7 @@ import { killMarked, markingCommand, newProcessMark, processStartTicks } from '.
 import { DirectoryRecord } from './directory-record.js';
 import { commandArgument, filesIntact, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
 import type { TextFilter } from './secret-mask.js';
-import { FORCED, nonInteractiveEnv, posixModeSettings, shellStartEnv, type PassEnv } from './shell-env.js';
+import { FORCED, nonInteractiveEnv, heldBackSettings, shellStartEnv, type PassEnv } from './shell-env.js';
 import { runInGroup } from './spawn-group.js';
 import type { GroupRunResult, StreamName } from './spawn-group.js';
 import { type CommandReport, type ExecResult, failure, report } from './command-report.js';
@@ -270,7 +270,7 @@ export class Shell {
     );
     writePrologue(files, {
       exports: FORCED,
-      posixMode: posixModeSettings(this.commandEnvironment()),
+      heldBack: heldBackSettings(this.commandEnvironment()),
       mark: markingCommand(this.mark),
       userBashEnv: this.options.env.BASH_ENV,
       inheritedDescriptors: this.inheritedDescriptors,

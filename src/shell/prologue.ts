@@ -31,8 +31,8 @@ interface CommandArgument {
 interface PrologueOptions {
   /** Variables every command gets, whatever the shell's environment says (shell-env.ts). */
   exports: Readonly<Record<string, string>>;
-  /** The settings of POSIX mode the command is to run in (shell-env.ts), kept from the shell's start; set last. */
-  posixMode?: Readonly<Record<string, string>>;
+  /** What the shell's start went without, since bash would then read no BASH_ENV (shell-env.ts): set last. */
+  heldBack?: Readonly<Record<string, string>>;
   /** Bash that marks the shell and everything it starts (see process-mark.ts). */
   mark: string;
   /** The user's own BASH_ENV, sourced after the bookkeeping and passed on to the command's children. */
@@ -78,9 +78,9 @@ export function filesIntact(files: ShellFiles): boolean {
 
 export function writePrologue(files: ShellFiles, options: PrologueOptions): void {
   const { userBashEnv } = options;
-  const posixMode = options.posixMode ?? {};
-  // Started in POSIX mode, bash itself would have read no BASH_ENV, the user's included.
-  const sourceUserBashEnv = userBashEnv !== undefined && userBashEnv !== '' && Object.keys(posixMode).length === 0;
+  const heldBack = options.heldBack ?? {};
+  // Started with those settings, bash itself would have read no BASH_ENV, the user's included.
+  const sourceUserBashEnv = userBashEnv !== undefined && userBashEnv !== '' && Object.keys(heldBack).length === 0;
   const prologue = [
     ...closeInherited(options.inheritedDescriptors),
     ...exportLine(options.exports),
@@ -92,7 +92,7 @@ export function writePrologue(files: ShellFiles, options: PrologueOptions): void
     ...['cd', 'pushd', 'popd'].map(trackingFunction),
     ...(sourceUserBashEnv ? ['. "$BASH_ENV"'] : []),
     `trap ${shellQuote(`{ ${recordDirectory(files.cwd)}; } 2>/dev/null`)} EXIT`,
-    ...enterPosixMode(posixMode),
+    ...restoreHeldBack(heldBack),
     '',
   ].join('\n');
   mkdirSync(files.writableDir, { mode: 0o700 });
@@ -102,29 +102,29 @@ export function writePrologue(files: ShellFiles, options: PrologueOptions): void
 
 /** One `export` of every variable, before the user's own BASH_ENV, which may set them otherwise as it always could. */
 function exportLine(variables: Readonly<Record<string, string>>): string[] {
-  const assignments = Object.entries(variables)
-    .filter(([name]) => name !== 'SHELLOPTS')
-    .map(([name, value]) => {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a variable name: ${name}`);
-      return `${name}=${shellQuote(value)}`;
-    });
+  const assignments = Object.entries(variables).map(([name, value]) => {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a variable name: ${name}`);
+    return `${name}=${shellQuote(value)}`;
+  });
   return assignments.length === 0 ? [] : [`builtin export ${assignments.join(' ')}`];
 }
 
 /**
- * POSIX mode, as the shell's environment asked for it, once the bookkeeping is done, and as bash would have entered
- * it at start: `set -o posix` (which sets POSIXLY_CORRECT in the shell, unexported, when it is unset), a SHELLOPTS's
- * options turned on one by one (it is read-only) and exported again, and the variables as they were.
+ * The settings the shell started without, once the bookkeeping is done, as bash would have taken them at start:
+ * `set -o posix` where one asks for POSIX mode (it sets POSIXLY_CORRECT in the shell, unexported, when unset), a
+ * SHELLOPTS's options turned on one by one (it is read-only) and exported again, and the variables as they were.
  */
-function enterPosixMode(settings: Readonly<Record<string, string>>): string[] {
-  if (Object.keys(settings).length === 0) return [];
-  const lines = ['builtin set -o posix'];
-  const options = settings.SHELLOPTS?.split(':').filter((option) => /^[a-z-]+$/.test(option) && option !== 'posix');
+function restoreHeldBack(settings: Readonly<Record<string, string>>): string[] {
+  const { SHELLOPTS: shellOptions, ...variables } = settings;
+  const options = shellOptions?.split(':').filter((option) => /^[a-z-]+$/.test(option));
+  const posix = options?.includes('posix') || 'POSIXLY_CORRECT' in variables || 'POSIX_PEDANTIC' in variables;
+  const lines = posix ? ['builtin set -o posix'] : [];
   if (options !== undefined) {
-    if (options.length > 0) lines.push(`builtin set ${options.map((option) => `-o ${option}`).join(' ')} 2>/dev/null`);
+    const others = options.filter((option) => option !== 'posix');
+    if (others.length > 0) lines.push(`builtin set ${others.map((option) => `-o ${option}`).join(' ')} 2>/dev/null`);
     lines.push('builtin export SHELLOPTS');
   }
-  return [...lines, ...exportLine(settings)];
+  return [...lines, ...exportLine(variables)];
 }
 
 /** The line that closes the inherited descriptors: none when there are none (the common case, and free). */

@@ -109,26 +109,28 @@ export function nonInteractiveEnv(
 
 /**
  * The environment the shell is started with: the command's, less what the prologue sets once it has run (FORCED, and
- * the settings of POSIX mode, in which bash would not run the prologue at all).
+ * the settings with which bash would not run the prologue at all).
  */
 export function shellStartEnv(commandEnv: Readonly<Record<string, string>>): Record<string, string> {
   const env = { ...commandEnv };
   for (const key of Object.keys(FORCED)) delete env[key];
-  for (const key of Object.keys(posixModeSettings(commandEnv))) delete env[key];
+  for (const key of Object.keys(heldBackSettings(commandEnv))) delete env[key];
   return env;
 }
 
 /**
- * The variables that start bash in POSIX mode, where it reads no BASH_ENV: POSIXLY_CORRECT, POSIX_PEDANTIC, and a
- * SHELLOPTS that names `posix`. Started with one of them, a command's shell would skip its prologue, and with it the
- * closing of the agent's descriptors, the mark and the record of its directory; the prologue sets them last instead.
+ * The variables with which bash reads no BASH_ENV: POSIXLY_CORRECT and POSIX_PEDANTIC (POSIX mode), and a SHELLOPTS
+ * that names `posix` or `privileged`. Started with one of them, a command's shell would skip its prologue, and with it
+ * the closing of the agent's descriptors, the mark and the record of its directory; the prologue sets them last
+ * instead (prologue.ts).
  */
-export function posixModeSettings(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+export function heldBackSettings(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const settings: Record<string, string> = {};
   for (const name of ['POSIXLY_CORRECT', 'POSIX_PEDANTIC']) {
     const value = env[name];
     if (value !== undefined) settings[name] = value;
   }
-  if (env.SHELLOPTS?.split(':').includes('posix')) settings.SHELLOPTS = env.SHELLOPTS;
+  const options = env.SHELLOPTS?.split(':');
+  if (options?.includes('posix') || options?.includes('privileged')) settings.SHELLOPTS = env.SHELLOPTS!;
   return settings;
 }

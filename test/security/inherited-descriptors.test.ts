@@ -101,30 +101,32 @@ describe('descriptors the agent inherited', () => {
     }
   });
 
-  // In POSIX mode bash reads no BASH_ENV, so a shell started so would skip the prologue that closes them.
+  // In POSIX mode, or privileged, bash reads no BASH_ENV: a shell started so would skip the prologue that closes them.
   it.each([
-    ['POSIXLY_CORRECT, without the sandbox', { POSIXLY_CORRECT: '1' }, []],
-    ['POSIX_PEDANTIC, without the sandbox', { POSIX_PEDANTIC: '' }, []],
-    ['a SHELLOPTS that names posix, without the sandbox', { SHELLOPTS: 'hashall:posix' }, []],
-    ['POSIXLY_CORRECT, under --sandbox', { POSIXLY_CORRECT: '1' }, ['--sandbox']],
-  ] as Array<[string, Record<string, string>, string[]]>)(
+    ['POSIXLY_CORRECT, without the sandbox', { POSIXLY_CORRECT: '1' }, [], 'posix'],
+    ['POSIX_PEDANTIC, without the sandbox', { POSIX_PEDANTIC: '' }, [], 'posix'],
+    ['a SHELLOPTS that names posix, without the sandbox', { SHELLOPTS: 'hashall:posix' }, [], 'posix'],
+    ['a SHELLOPTS that names privileged, without the sandbox', { SHELLOPTS: 'hashall:privileged' }, [], 'privileged'],
+    ['POSIXLY_CORRECT, under --sandbox', { POSIXLY_CORRECT: '1' }, ['--sandbox'], 'posix'],
+  ] as Array<[string, Record<string, string>, string[], string]>)(
     'reach no command when the agent runs with %s',
-    async (name, posix, flags) => {
+    async (name, settings, flags, option) => {
       if (flags.length > 0 && bwrapPath === undefined) return;
       const planted = plantDescriptors();
       try {
-        const s = await serve([bash(`${probe}; shopt -o posix`), answer('done')]);
+        const s = await serve([bash(`${probe}; shopt -o ${option}`), answer('done')]);
         const run = await runAgent([...flags, 'go'], s.url, {
           cwd: tempDir(),
-          env: { HOME: noisyHome().home, ...posix },
+          env: { HOME: noisyHome().home, ...settings },
           extraStdio: planted.extraStdio,
           timeoutMs: 40_000,
         });
         expect(run.code, `${name}: ${run.stderr}`).toBe(0);
         const output = toolResults(s.requests[1]!)[0]!.content;
-        expectNothingReached(output.replace(/^posix\s+on$/m, ''), planted.secretFile);
-        // And the command runs in the mode the environment asked for.
-        expect(output).toMatch(/^posix\s+on$/m);
+        const mode = new RegExp(`^${option}\\s+on$`, 'm');
+        expectNothingReached(output.replace(mode, ''), planted.secretFile);
+        // And the command runs with what the environment asked for.
+        expect(output).toMatch(mode);
       } finally {
         planted.close();
       }
