@@ -230,3 +230,18 @@ describe('directory and timeouts', () => {
     expect(s.requests).toHaveLength(0);
   });
 });
+
+describe('the environment', () => {
+  it('gives every command, and what it starts, the non-interactive settings over those of the run', async () => {
+    const s = await serve([
+      bash('echo "$PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT $TERM $EDITOR"; bash -c \'echo "child: $PAGER $TERM"\''),
+      answer('done'),
+    ]);
+    const run = await runAgent(['go'], s.url, {
+      cwd: tempDir(),
+      env: { PAGER: 'less', GIT_PAGER: 'delta', TERM: 'xterm-256color', EDITOR: 'vim' },
+    });
+    expect(run.code).toBe(0);
+    expect(resultsOf(s)[0]!.content).toBe('cat cat 0 dumb true\nchild: cat dumb');
+  });
+});
