@@ -47,7 +47,7 @@ export class LightHeaders {
   }
 
   append(name: string, value: string): void {
-    const key = CHECKED_NAMES.get(name) ?? checkedName(name);
+    const key = checkedName(name);
     const text = checkedValue(value);
     if (key === 'set-cookie') this.#cookies.push(text);
     const old = this.#values.get(key);
@@ -55,22 +55,22 @@ export class LightHeaders {
   }
 
   set(name: string, value: string): void {
-    const key = CHECKED_NAMES.get(name) ?? checkedName(name);
+    const key = checkedName(name);
     const text = checkedValue(value);
     if (key === 'set-cookie') this.#cookies.splice(0, this.#cookies.length, text);
     this.#values.set(key, text);
   }
 
   get(name: string): string | null {
-    return this.#values.get(CHECKED_NAMES.get(name) ?? checkedName(name)) ?? null;
+    return this.#values.get(checkedName(name)) ?? null;
   }
 
   has(name: string): boolean {
-    return this.#values.has(CHECKED_NAMES.get(name) ?? checkedName(name));
+    return this.#values.has(checkedName(name));
   }
 
   delete(name: string): void {
-    const key = CHECKED_NAMES.get(name) ?? checkedName(name);
+    const key = checkedName(name);
     if (key === 'set-cookie') this.#cookies.length = 0;
     this.#values.delete(key);
   }
@@ -108,8 +108,7 @@ export class LightHeaders {
   }
 }
 
-// Every request and response names the same few headers again: each name is checked and lower-cased once, and the
-// methods look it up here before they call checkedName (the SDK makes a dozen such calls on every request).
+// Every request and response names the same few headers again: each name is checked and lower-cased once.
 const CHECKED_NAMES = new Map<string, string>();
 const MAX_CHECKED_NAMES = 256;
 
