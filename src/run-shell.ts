@@ -10,6 +10,8 @@ import { RUN_DIR_PREFIX } from './shell/run-dir-name.js';
 
 /** The run's private directory: full-output files go here, and under --sandbox it is the run's /tmp. */
 interface RunDir {
+  /** Where the directory is made, resolved. */
+  parent(): string;
   /** The directory, made on the first call. */
   path(): string;
   /** Removes it, if it was made. */
@@ -19,6 +21,7 @@ interface RunDir {
 export function privateRunDir(): RunDir {
   let dir: string | undefined;
   return {
+    parent: () => realpathSync(tmpdir()),
     path: () => (dir ??= realpathSync(mkdtempSync(join(tmpdir(), RUN_DIR_PREFIX)))),
     remove: () => {
       if (dir) rmSync(dir, { recursive: true, force: true });
@@ -77,9 +80,10 @@ async function startShell({ config, runDir, runRecords, secrets, sandbox }: Shel
     import('./shell/exec.js'),
     import('./shell/mark-registry.js'),
   ]);
+  // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves. Then the
+  // run's directory, right before the shell records it: a run killed in between leaves a directory no sweep finds.
+  if (runRecords) sweepDeadRuns(runRecords, runDir.parent());
   const spillDir = runDir.path();
-  // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves.
-  if (runRecords) sweepDeadRuns(runRecords, dirname(spillDir));
   return new Shell({
     ...(runRecords ? { markRegistry: runRecords } : {}),
     runCwd: config.cwd,

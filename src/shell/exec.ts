@@ -96,7 +96,7 @@ export class Shell {
    * What the commands' shells inherit beyond stdio, fixed for the run (Node opens its own descriptors close-on-exec).
    * Read as the shell is made, which a run does while its first request is out, rather than before the first command.
    */
-  private readonly inheritedDescriptors = descriptorsWithoutCloseOnExec();
+  private readonly inheritedDescriptors: readonly number[] | undefined;
   private record: DirectoryRecord | undefined;
   private environment:
     | { cwd: string; env: Readonly<Record<string, string>>; start: Readonly<Record<string, string>> }
@@ -112,6 +112,8 @@ export class Shell {
     this.currentCwd = this.runCwd;
     this.maxChars = Math.max(1_000, Math.floor(options.maxChars ?? DEFAULT_MAX_CHARS));
     if (options.markRegistry) this.unregister = registerMark(options.markRegistry, this.mark, options.spillDir);
+    // After the record, so that the run's directory goes without one for as short a time as can be.
+    this.inheritedDescriptors = descriptorsWithoutCloseOnExec();
   }
 
   get cwd(): string {
