@@ -1,31 +1,31 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Config } from './config.js';
 import type { EventSink } from './events.js';
 import { UsageError } from './outcome.js';
 import type { RunSecrets } from './secrets.js';
 import type { Shell } from './shell/exec.js';
-import { RUN_DIR_PREFIX } from './shell/run-dir-name.js';
+import type { MadeRunDir } from './shell/run-dir.js';
 
-/** The run's private directory: full-output files go here, and under --sandbox it is the run's /tmp. */
+/** The run's private directory: full-output files go here, and under --sandbox it is the run's /tmp and home. */
 interface RunDir {
-  /** Where the directory is made, resolved. */
-  parent(): string;
-  /** The directory, made on the first call. */
-  path(): string;
-  /** Removes it, if it was made. */
+  /** The directory, made on the first call after a sweep of dead runs and after the record that names it. */
+  make(): Promise<MadeRunDir>;
+  /** Removes it, then its record, if it was made. Synchronous, for the clean-up on exit. */
   remove(): void;
 }
 
-export function privateRunDir(): RunDir {
-  let dir: string | undefined;
+/** `runRecords` is the state directory's record of running runs, when there is one. */
+export function privateRunDir(runRecords: string | undefined): RunDir {
+  let made: MadeRunDir | undefined;
+  let making: Promise<MadeRunDir> | undefined;
   return {
-    parent: () => realpathSync(tmpdir()),
-    path: () => (dir ??= realpathSync(mkdtempSync(join(tmpdir(), RUN_DIR_PREFIX)))),
-    remove: () => {
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    },
+    make: () =>
+      (making ??= import('./shell/run-dir.js').then(
+        ({ makeRunDir }) => (made = makeRunDir(realpathSync(tmpdir()), runRecords)),
+      )),
+    remove: () => made?.remove(),
   };
 }
 
@@ -40,24 +40,23 @@ interface DeferredShell {
  * The run's shell: under the sandbox when asked, with secrets withheld and masked, its marks registered. What can
  * refuse the run (the sandbox probe) and what is said about it happen now. Without the sandbox, the shell, its module,
  * the run's directory and its record in the state directory wait for open(), so that the first request does not wait
- * for them; the directory is made just before the record that lets a later run remove it.
+ * for them.
  */
 export async function prepareShell(
   config: Config,
   secrets: RunSecrets,
   runDir: RunDir,
-  runRecords: string | undefined,
   emit: EventSink,
   registerCleanup: (cleanup: () => void) => void,
 ): Promise<DeferredShell> {
-  const sandbox = config.sandbox ? await sandboxFor(config, runDir.path(), emit) : undefined;
+  const sandbox = config.sandbox ? await sandboxFor(config, (await runDir.make()).path, emit) : undefined;
   if (sandbox) registerCleanup(sandbox.stop);
   emit({ type: 'notice', message: secrets.notice });
   let shell: Shell | undefined;
   let opening: Promise<Shell> | undefined;
-  const plan: ShellPlan = { config, runDir, runRecords, secrets, sandbox };
+  const plan: ShellPlan = { config, runDir, secrets, sandbox };
   const open = () => (opening ??= startShell(plan).then((started) => (shell = started)));
-  // The sandbox's directory exists already: its record goes in at once.
+  // The sandbox stands ready: the shell may as well.
   if (sandbox) await open();
   return { open, opened: () => shell };
 }
@@ -65,7 +64,6 @@ export async function prepareShell(
 interface ShellPlan {
   config: Config;
   runDir: RunDir;
-  runRecords: string | undefined;
   secrets: RunSecrets;
   sandbox: RunSandbox | undefined;
 }
@@ -75,22 +73,16 @@ type RunSandbox = Exclude<
   { unavailable: string }
 >;
 
-async function startShell({ config, runDir, runRecords, secrets, sandbox }: ShellPlan): Promise<Shell> {
-  const [{ Shell }, { sweepDeadRuns }] = await Promise.all([
-    import('./shell/exec.js'),
-    import('./shell/mark-registry.js'),
-  ]);
-  // Commands of earlier runs that were killed outright (SIGKILL) and could not clean up after themselves. Then the
-  // run's directory, right before the shell records it: a run killed in between leaves a directory no sweep finds.
-  if (runRecords) sweepDeadRuns(runRecords, runDir.parent());
-  const spillDir = runDir.path();
+async function startShell({ config, runDir, secrets, sandbox }: ShellPlan): Promise<Shell> {
+  // Making the directory sweeps first what runs killed outright (SIGKILL) left: their commands, their directories.
+  const [{ Shell }, made] = await Promise.all([import('./shell/exec.js'), runDir.make()]);
   return new Shell({
-    ...(runRecords ? { markRegistry: runRecords } : {}),
+    mark: made.mark,
     runCwd: config.cwd,
     env: config.env.variables,
     defaultTimeoutSec: config.timeoutSec,
     maxTimeoutSec: config.maxTimeoutSec,
-    spillDir,
+    spillDir: made.path,
     // run.ts removes the run's directory right after disposing of the shell, and a hard exit removes it too.
     spillDirRemovedAfter: true,
     ...(sandbox ? { wrap: sandbox.wrap, afterCommand: sandbox.afterCommand } : {}),

@@ -49,9 +49,9 @@ export async function runAgent(input: RunInput): Promise<RunReport> {
   // The run's own stop switch: the caller's signal (interrupts, --max-duration), and --max-budget-usd.
   const stop = followingController(input.signal);
   const signal = stop.signal;
-  const runDir = privateRunDir();
+  const runDir = privateRunDir(input.runRecords);
   input.registerCleanup(runDir.remove);
-  const shell = await prepareShell(config, input.secrets, runDir, input.runRecords, emit, input.registerCleanup);
+  const shell = await prepareShell(config, input.secrets, runDir, emit, input.registerCleanup);
   input.registerCleanup(() => shell.opened()?.killAll());
 
   let commands = 0;

@@ -32,7 +32,7 @@ describe('probeSandbox', () => {
   it('reports a missing bwrap and names the package to install', async () => {
     const emptyDir = mkdtempSync(join(tmpdir(), 'agent-no-bwrap-'));
     try {
-      const probe = await probeSandbox(emptyDir);
+      const probe = await probeSandbox(emptyDir, emptyDir);
       expect(probe.ok).toBe(false);
       if (!probe.ok) {
         expect(probe.message).toContain('bubblewrap');
@@ -44,9 +44,18 @@ describe('probeSandbox', () => {
     }
   });
 
-  it.skipIf(bwrapPath === undefined)('finds bwrap and runs a command under it', async () => {
-    expect(await probeSandbox(process.env.PATH ?? '')).toEqual({ ok: true, bwrapPath });
-  });
+  it.skipIf(bwrapPath === undefined)(
+    'finds bwrap and runs a command under it, its scratch in the place given',
+    async () => {
+      const scratchParent = mkdtempSync(join(tmpdir(), 'agent-probe-scratch-'));
+      try {
+        expect(await probeSandbox(process.env.PATH ?? '', scratchParent)).toEqual({ ok: true, bwrapPath });
+        expect(readdirSync(scratchParent)).toEqual([]);
+      } finally {
+        rmSync(scratchParent, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe.skipIf(bwrapPath === undefined)('commands under the sandbox', () => {

@@ -6,8 +6,7 @@ import { OutputCleaner } from './clean-output.js';
 import { OutputCapture, type CapturedOutput } from './output-capture.js';
 import { ProcessGroups } from './process-groups.js';
 import { descriptorsWithoutCloseOnExec } from './inherited-descriptors.js';
-import { registerMark } from './mark-registry.js';
-import { killMarked, markingCommand, newProcessMark, processStartTicks } from './process-mark.js';
+import { killMarked, markingCommand, newProcessMark, processStartTicks, type ProcessMark } from './process-mark.js';
 import { DirectoryRecord } from './directory-record.js';
 import { commandArgument, filesIntact, shellFiles, writePrologue, type ShellFiles } from './prologue.js';
 import type { TextFilter } from './secret-mask.js';
@@ -33,8 +32,8 @@ export interface ShellOptions {
    * private directory, which it made there, to that removal instead of walking it a first time.
    */
   spillDirRemovedAfter?: boolean;
-  /** A directory where the run's process mark and spillDir are kept while it lives, so that a later run can clean up after it. */
-  markRegistry?: string;
+  /** What every process the commands start carries (newProcessMark() when not given): a run's is in its record. */
+  mark?: ProcessMark;
   /**
    * Sandbox wrapper: receives ['bash', ..., '-c', script] and returns the argv to spawn instead.
    * `stateDir` is the shell's private bookkeeping directory, which a sandbox shows read-only, but for `writableDir`
@@ -90,7 +89,7 @@ export class Shell {
   private readonly groups = new ProcessGroups();
   private readonly lingering = new Set<Readable>();
   /** What every process the commands start carries, so killAll finds those that left their group. */
-  private readonly mark = newProcessMark();
+  private readonly mark: ProcessMark;
   private files: ShellFiles | null = null;
   /**
    * What the commands' shells inherit beyond stdio, fixed for the run (Node opens its own descriptors close-on-exec).
@@ -104,15 +103,12 @@ export class Shell {
   private commandCount = 0;
   /** Commands started before the last sweep for marked processes; a second sweep finds no one new. */
   private sweptCommands = 0;
-  /** Removes the mark's record in the registry (see mark-registry.ts). */
-  private unregister: (() => void) | undefined;
 
   constructor(private readonly options: ShellOptions) {
     this.runCwd = path.resolve(options.runCwd);
     this.currentCwd = this.runCwd;
     this.maxChars = Math.max(1_000, Math.floor(options.maxChars ?? DEFAULT_MAX_CHARS));
-    if (options.markRegistry) this.unregister = registerMark(options.markRegistry, this.mark, options.spillDir);
-    // After the record, so that the run's directory goes without one for as short a time as can be.
+    this.mark = options.mark ?? newProcessMark();
     this.inheritedDescriptors = descriptorsWithoutCloseOnExec();
   }
 
@@ -167,8 +163,6 @@ export class Shell {
       killMarked(this.mark, processStartTicks('self') ?? 0);
       this.sweptCommands = this.commandCount;
     }
-    this.unregister?.();
-    this.unregister = undefined;
     for (const stream of this.lingering) stream.destroy();
     this.lingering.clear();
   }

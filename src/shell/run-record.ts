@@ -53,7 +53,7 @@ function isOtherPid(pid: unknown): pid is number {
   return typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 1 && pid !== process.pid;
 }
 
-/** A directory as mkdtemp(join(tmpdir(), RUN_DIR_PREFIX)) makes it, in `runsParent`; never `/`, never elsewhere. */
+/** A directory as run-dir.ts names it, in `runsParent`; never `/`, never elsewhere. */
 function isRunDir(runDir: unknown, runsParent: string): runDir is string {
   return (
     typeof runDir === 'string' &&

@@ -39,7 +39,7 @@ export interface RunSandbox {
 
 /** The run's sandbox, or the message that says why there can be none (bubblewrap missing, no namespaces). */
 export async function setUpSandbox(options: SandboxSetupOptions): Promise<RunSandbox | { unavailable: string }> {
-  const probe = await probeSandbox(options.path);
+  const probe = await probeSandbox(options.path, options.runDir);
   if (!probe.ok) return { unavailable: probe.message };
   const home = options.home;
   if (homeIsWorkDir(home, options.cwd)) {

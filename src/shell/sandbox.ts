@@ -5,7 +5,7 @@
 // the sandbox dies with the run.
 import { constants, realpathSync, statSync } from 'node:fs';
 import { access, mkdtemp, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { Mount } from './sandbox-mount.js';
 
@@ -202,13 +202,16 @@ function exposure(path: string): { from: string; at: string } {
   return { from: realpathOr(path), at: join(realpathOr(dirname(path)), basename(path)) };
 }
 
-/** `path` is the PATH to find bwrap on. */
-export async function probeSandbox(path: string): Promise<SandboxProbe> {
+/**
+ * `path` is the PATH to find bwrap on; the probe's scratch directory is made in `scratchParent`, the run's own
+ * directory, so that a run killed while it probes leaves nothing that the next run's sweep does not remove.
+ */
+export async function probeSandbox(path: string, scratchParent: string): Promise<SandboxProbe> {
   const bwrapPath = await findExecutable('bwrap', path);
   if (bwrapPath === undefined) {
     return { ok: false, message: `--sandbox needs bubblewrap (bwrap), which is not on PATH.\n${INSTALL_HINT}` };
   }
-  const scratch = await mkdtemp(join(tmpdir(), 'agent-sandbox-probe-'));
+  const scratch = await mkdtemp(join(scratchParent, 'agent-sandbox-probe-'));
   try {
     // A host /tmp here: whether this bubblewrap can also bound a tmpfs is the run's /tmp holder's question.
     const argv = sandboxWrap(bwrapPath, scratch, { tmpDir: scratch })(['sh', '-c', 'exit 0'], {
