@@ -20,7 +20,7 @@ export interface MadeRunDir {
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const NAME_LENGTH = 6;
-/** As many names as mkdtemp would try before it gives up, give or take: a name taken is already rare. */
+/** One name in 62^6 is drawn: a hundred taken in a row means something else is wrong with the directory. */
 const ATTEMPTS = 100;
 
 /**
