@@ -13,7 +13,7 @@ import { isOwnDirectory, readRunRecord, recordFileName, type RunRecord } from '.
 export { RUN_DIR_PREFIX } from './run-record.js';
 
 /** Records this process's mark under `dir`; returns the function that removes the record again. */
-export function registerMark(dir: string, mark: ProcessMark, runDir: string | undefined): () => void {
+export function registerMark(dir: string, mark: ProcessMark, runDir: string): () => void {
   const started = startTime(process.pid);
   if (started === undefined) return () => {};
   const file = join(dir, recordFileName(process.pid, started));

@@ -42,10 +42,8 @@ export function makeRunDir(parent: string, records: string | undefined): MadeRun
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw error;
     }
-    let removed = false;
+    // Both steps are idempotent (rm with force, a quiet unlink), so the whole is.
     const remove = () => {
-      if (removed) return;
-      removed = true;
       rmSync(path, { recursive: true, force: true });
       unregister();
     };
