@@ -92,7 +92,7 @@ describe('a session is saved as the run goes', () => {
 });
 
 describe('pruning', () => {
-  it('removes sessions not written to for 30 days at start-up, and keeps younger ones', async () => {
+  it('removes sessions not written to for 30 days at start-up, and keeps younger ones, even when the run ends first', async () => {
     const where = place();
     const dir = sessionsDirOf(where.state);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -103,16 +103,16 @@ describe('pruning', () => {
       utimesSync(path, when, when);
       return name;
     };
-    const old = [
-      aged('0b5d7c1e-8a43-4f7e-9d1c-000000000031.jsonl', 31),
-      aged('0b5d7c1e-8a43-4f7e-9d1c-000000000031.lock', 31),
-    ];
-    const young = aged('0b5d7c1e-8a43-4f7e-9d1c-000000000029.jsonl', 29);
-    const s = await serve([bash('true'), answer('done')]);
+    // Enough aged sessions that the prune outlasts a run answered at once: the run must still finish it.
+    const old = Array.from({ length: 500 }, (_, n) => `0b5d7c1e-8a43-4f7e-9d1c-${String(n).padStart(12, '0')}`).flatMap(
+      (id) => [aged(`${id}.jsonl`, 31), aged(`${id}.lock`, 31)],
+    );
+    const young = aged('0b5d7c1e-8a43-4f7e-9d1c-100000000029.jsonl', 29);
+    const s = await serve([answer('done')]);
     const run = await agent(s, where, ['go']);
     expect(run.code).toBe(0);
     const entries = sessionDirEntries(where.state);
-    for (const name of old) expect(entries).not.toContain(name);
+    expect(entries.filter((name) => old.includes(name))).toEqual([]);
     expect(entries).toContain(young);
     expect(entries).toContain(`${resultOf(run).session_id}.jsonl`);
   });

@@ -117,13 +117,18 @@ async function runCommand(
   } catch (error) {
     session.log.close();
     session.release();
-    return failUsage(error, config.outputFormat);
+    const ending = await failUsage(error, config.outputFormat);
+    await session.housekeeping;
+    return ending;
   }
   disarmDeadline();
   const result = resultObject(report, session.id);
   session.log.finish(result);
   session.release();
-  return output.finish(report, result);
+  const ending = await output.finish(report, result);
+  // The answer is out first; then the day's prune, if this run does it, is let finish.
+  await session.housekeeping;
+  return ending;
 }
 
 interface Prepared {

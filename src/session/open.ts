@@ -35,6 +35,8 @@ export interface Session {
   release: () => void;
   /** Where the run records itself while it lives, or undefined when the state directory is not used. */
   runRecords: string | undefined;
+  /** The day's prune of old sessions, if this run does it: the run waits for it before it exits. Never rejects. */
+  housekeeping: Promise<void>;
 }
 
 /**
@@ -48,7 +50,7 @@ export function openSession(setup: SessionSetup): Session {
   const state = openStateDir(options.dir, options.persist);
   if (state.problem) notes.push(state.problem);
   const store = state.sessions !== undefined;
-  if (state.sessions !== undefined) pruneInBackground(state.sessions);
+  const housekeeping = state.sessions === undefined ? Promise.resolve() : pruneInBackground(state.sessions);
   const resumed =
     options.resume !== undefined || options.continueLatest
       ? resumeSession(options, setup.cwd, notes, state.untrusted)
@@ -78,7 +80,7 @@ export function openSession(setup: SessionSetup): Session {
     redactor: setup.redactor,
   });
   if (resumed?.repaired.pendingResults) conversation.push(resumed.repaired.pendingResults);
-  return { id, log, notes, release: () => lock.release(), runRecords: state.running };
+  return { id, log, notes, release: () => lock.release(), runRecords: state.running, housekeeping };
 }
 
 /** Where the session is written: the state directory's file, the file it was continued from, the --transcript. */
@@ -99,12 +101,16 @@ function sessionFiles(
   return files;
 }
 
-function pruneInBackground(dir: string): void {
+function pruneInBackground(dir: string): Promise<void> {
   try {
     // Housekeeping, in the background: a directory that cannot be pruned must not stop the run.
-    pruneSessions(dir, (id) => lockHolder(dir, id) !== undefined).catch(() => 0);
+    return pruneSessions(dir, (id) => lockHolder(dir, id) !== undefined).then(
+      () => {},
+      () => {},
+    );
   } catch {
     // The marker cannot be written: another run prunes.
+    return Promise.resolve();
   }
 }
 

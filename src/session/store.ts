@@ -40,8 +40,8 @@ export function sessionFile(dir: string, id: string): string {
 /**
  * Removes sessions (and their lock files) last written more than 30 days ago. Cheap by design: it looks at the
  * directory only when its marker file is more than a day old (in between, start-up pays one stat), and then it reads
- * names and times, never contents, one file at a time in the background while the run goes on. A run that ends
- * first leaves the rest for the next day's. `isLive(id)` spares a session that a running agent holds.
+ * names and times, never contents, one file at a time in the background while the run goes on; the run waits for it
+ * before it exits (only a hard exit cuts it short). `isLive(id)` spares a session that a running agent holds.
  */
 export function pruneSessions(dir: string, isLive: (id: string) => boolean, now = Date.now()): Promise<number> {
   const marker = join(dir, PRUNE_MARKER);
