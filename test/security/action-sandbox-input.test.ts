@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jobEnv, runAction } from '../support/action-runner.js';
 import { answer, answerWithLastResult, bash, tempDir } from '../support/run-agent.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { bwrapPath } from './attack-support.js';
 
 const KEY = 'sk-action-inputs-0123456789';
 const open: TestServer[] = [];
@@ -17,7 +18,7 @@ const PROBE =
   'touch /etc/agent-probe-$$ 2>/dev/null && { echo UNCONFINED; rm -f /etc/agent-probe-$$; } || echo confined';
 
 describe('empty boolean inputs', () => {
-  it("sandbox: '' runs the commands confined", async () => {
+  it.skipIf(bwrapPath === undefined)("sandbox: '' runs the commands confined", async () => {
     const s = await startServer([bash(PROBE), answerWithLastResult()]);
     open.push(s);
     const run = await runAction({ prompt: 'x', sandbox: '', 'anthropic-api-key': KEY }, jobEnv(s.url), tempDir());

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { baseEnv, tempDir } from './run-agent.js';
+import { standIns } from './stand-ins.js';
 import { type ActedCommand, readWorkflowCommands } from './workflow-commands.js';
 
 export const ACTION_ROOT = resolve(import.meta.dirname, '../..');
@@ -127,11 +128,18 @@ export async function runAction(
   };
 }
 
-/** A job's environment for the action: the test server as the API, no key, an event that needs no gate. */
+/**
+ * A job's environment for the action: the test server as the API, no key, an event that needs no gate. Its PATH
+ * (unless the test gives one) starts with stand-ins for apt-get and sudo that refuse: on a machine without bubblewrap
+ * the action's set-up would otherwise install it for real, and the suite installs nothing.
+ */
 export function jobEnv(serverUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   const { ANTHROPIC_API_KEY: _key, ...env } = baseEnv(serverUrl);
+  const refuse = `echo "the test suite installs nothing: install bubblewrap (apt-get install bubblewrap) first" >&2; exit 1`;
+  const noInstall = standIns({ 'apt-get': refuse, sudo: refuse });
   return {
     ...env,
+    PATH: `${noInstall.dir}:${env.PATH ?? ''}`,
     GITHUB_EVENT_NAME: 'workflow_dispatch',
     GITHUB_ACTOR: 'maintainer',
     GITHUB_REPOSITORY: 'owner/repo',
