@@ -5,7 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AGENT_BIN, answer, baseEnv, bash, tempDir } from './support/run-agent.js';
-import type { Turn } from './support/server.js';
+import type { StaticTurn, Turn } from './support/server.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
@@ -42,27 +43,36 @@ function runShell(line: string, serverUrl: string, cwd: string): Promise<ShellRu
   );
 }
 
+/** What reads the agent's stdout: `head -1`, then nothing (the marker file says when), however slowly head goes. */
+const HEAD_THEN_GONE = '(head -1; exec 0<&-; : > reader-gone)';
+
+/** `turn`, once the pipe's reader has gone: the reply whose line is the agent's first write to a closed pipe. */
+function whenReaderGone(dir: string, turn: StaticTurn): Turn {
+  return async () => {
+    for (let waited = 0; !existsSync(join(dir, 'reader-gone')) && waited < 10_000; waited += 20) await sleep(20);
+    return turn;
+  };
+}
+
 /** A run that would take long: a first reply, then a command of 30 s, then more. */
-const longRun = (): Turn[] => [
-  {
+const longRun = (dir: string): Turn[] => [
+  whenReaderGone(dir, {
     kind: 'message',
     content: [
       { type: 'text', text: 'Working on it.' },
       { type: 'tool_use', name: 'bash', input: { command: 'touch started; sleep 30' } },
     ],
-    // Time for head to read the first line and go, however slowly it starts.
-    delayMs: 500,
-  },
+  }),
   bash('sleep 30'),
   answer('never reached'),
 ];
 
 describe('stdout whose reader went away (EPIPE)', () => {
   it('agent --output-format stream-json … | head -1: stops at its next line, silently, exit 141, transcript complete', async () => {
-    const s = await serve(longRun());
     const dir = tempDir();
+    const s = await serve(longRun(dir));
     const run = await runShell(
-      '"$AGENT" --output-format stream-json --transcript t.jsonl go | head -1; STATUS=${PIPESTATUS[0]}',
+      `"$AGENT" --output-format stream-json --transcript t.jsonl go | ${HEAD_THEN_GONE}; STATUS=\${PIPESTATUS[0]}`,
       s.url,
       dir,
     );
@@ -81,6 +91,7 @@ describe('stdout whose reader went away (EPIPE)', () => {
   });
 
   it('agent … 2>&1 | head -1: stderr on the same pipe finds out first, and the run stops there', async () => {
+    const dir = tempDir();
     const s = await serve([
       {
         kind: 'message',
@@ -89,15 +100,13 @@ describe('stdout whose reader went away (EPIPE)', () => {
           { type: 'tool_use', name: 'bash', input: { command: 'true' } },
         ],
       },
-      {
+      whenReaderGone(dir, {
         kind: 'message',
         content: [{ type: 'tool_use', name: 'bash', input: { command: 'touch started; sleep 30' } }],
-        delayMs: 500,
-      },
+      }),
       answer('never reached'),
     ]);
-    const dir = tempDir();
-    const run = await runShell('"$AGENT" go 2>&1 | head -1; STATUS=${PIPESTATUS[0]}', s.url, dir);
+    const run = await runShell(`"$AGENT" go 2>&1 | ${HEAD_THEN_GONE}; STATUS=\${PIPESTATUS[0]}`, s.url, dir);
     expect(run.agentCode).toBe(141);
     expect(run.stdout).toBe('First line.\n');
     expect(run.durationMs).toBeLessThan(10_000);
