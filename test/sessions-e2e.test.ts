@@ -116,6 +116,23 @@ describe('pruning', () => {
     expect(entries).toContain(young);
     expect(entries).toContain(`${resultOf(run).session_id}.jsonl`);
   });
+
+  it('a run that stops at a usage error leaves the prune, whole, to the next run', async () => {
+    const where = place();
+    const dir = sessionsDirOf(where.state);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const old = join(dir, '0b5d7c1e-8a43-4f7e-9d1c-000000000031.jsonl');
+    writeFileSync(old, '{"type":"session"}\n');
+    const when = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    utimesSync(old, when, when);
+    const s = await serve([answer('done')]);
+    const refused = await agent(s, where, ['-r', '0b5d7c1e-8a43-4f7e-9d1c-999999999999', 'go']);
+    expect(refused.code).toBe(2);
+    expect(sessionDirEntries(where.state)).not.toContain('.last-prune');
+    expect(existsSync(old)).toBe(true);
+    expect((await agent(s, where, ['go'])).code).toBe(0);
+    expect(existsSync(old)).toBe(false);
+  });
 });
 
 describe('--fork-session', () => {

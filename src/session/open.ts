@@ -50,7 +50,6 @@ export function openSession(setup: SessionSetup): Session {
   const state = openStateDir(options.dir, options.persist);
   if (state.problem) notes.push(state.problem);
   const store = state.sessions !== undefined;
-  const housekeeping = state.sessions === undefined ? Promise.resolve() : pruneInBackground(state.sessions);
   const resumed =
     options.resume !== undefined || options.continueLatest
       ? resumeSession(options, setup.cwd, notes, state.untrusted)
@@ -80,6 +79,8 @@ export function openSession(setup: SessionSetup): Session {
     redactor: setup.redactor,
   });
   if (resumed?.repaired.pendingResults) conversation.push(resumed.repaired.pendingResults);
+  // Begun only once nothing here can fail: a run that stops at a usage error leaves the prune to the next run.
+  const housekeeping = state.sessions === undefined ? Promise.resolve() : pruneInBackground(state.sessions);
   return { id, log, notes, release: () => lock.release(), runRecords: state.running, housekeeping };
 }
 
