@@ -4,9 +4,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { waitUntil } from './support/processes.js';
 import { AGENT_BIN, answer, baseEnv, bash, tempDir } from './support/run-agent.js';
 import type { StaticTurn, Turn } from './support/server.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { useServer } from './support/use-server.js';
 
 const serve = useServer();
@@ -49,7 +49,7 @@ const HEAD_THEN_GONE = '(head -1; exec 0<&-; : > reader-gone)';
 /** `turn`, once the pipe's reader has gone: the reply whose line is the agent's first write to a closed pipe. */
 function whenReaderGone(dir: string, turn: StaticTurn): Turn {
   return async () => {
-    for (let waited = 0; !existsSync(join(dir, 'reader-gone')) && waited < 10_000; waited += 20) await sleep(20);
+    await waitUntil(() => existsSync(join(dir, 'reader-gone')), 10_000);
     return turn;
   };
 }
